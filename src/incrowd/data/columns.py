@@ -1,0 +1,160 @@
+"""Typed, validated views of the quasi-identifier columns of a table.
+
+Both the metric space and the releases read quasi-identifiers through these views, so that a
+value is parsed, checked and coded in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, SchemaError
+from .hierarchy import Hierarchy, value_key
+from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing
+
+__all__ = [
+    "MISSING_LABEL",
+    "MissingPolicy",
+    "NumericColumn",
+    "CategoricalColumn",
+    "HierarchicalColumn",
+    "QIColumn",
+    "encode_qis",
+    "handle_missing",
+]
+
+#: The value a missing categorical cell takes under ``missing="category"``.
+MISSING_LABEL = "(missing)"
+MissingPolicy = Literal["error", "drop", "category"]
+
+
+@dataclass(frozen=True, eq=False)
+class NumericColumn:
+    name: str
+    metric: Numeric
+    values: np.ndarray  # float64, finite
+
+    @property
+    def integral(self) -> bool:
+        return bool(np.all(self.values == np.round(self.values)))
+
+
+@dataclass(frozen=True, eq=False)
+class CategoricalColumn:
+    name: str
+    metric: Categorical
+    codes: np.ndarray  # intp, index into categories
+    categories: tuple[str, ...]  # sorted distinct values present in the data
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalColumn:
+    name: str
+    metric: Hierarchical
+    codes: np.ndarray  # intp, shape (n, height + 1): node of each value at each level
+
+    @property
+    def hierarchy(self) -> Hierarchy:
+        return self.metric.hierarchy
+
+
+QIColumn = NumericColumn | CategoricalColumn | HierarchicalColumn
+
+
+def handle_missing(
+    table: pd.DataFrame, schema: Schema, missing: MissingPolicy = "error"
+) -> tuple[pd.DataFrame, int]:
+    """Apply the missing-value policy to the quasi-identifiers.
+
+    Returns the table to anonymize and the number of records left out. ``"error"`` raises
+    :class:`InputError` naming the column, the count and the first row; ``"drop"`` leaves the
+    records out (the caller reports them as suppressed); ``"category"`` turns a missing
+    categorical or hierarchical cell into the value ``"(missing)"``.
+    """
+    if missing not in ("error", "drop", "category"):
+        msg = f"missing must be 'error', 'drop' or 'category', got {missing!r}"
+        raise SchemaError(msg)
+    masks = {name: is_missing(table[name]) for name in schema.qi_names}
+    if not any(m.any() for m in masks.values()):
+        return table, 0
+    if missing == "drop":
+        drop = np.logical_or.reduce(list(masks.values()))
+        return table.loc[~drop].reset_index(drop=True), int(drop.sum())
+    name, mask = next((n, m) for n, m in masks.items() if m.any())
+    where = f"{int(mask.sum())} missing value(s) (first in row {int(np.argmax(mask)) + 1})"
+    if missing == "error":
+        msg = (
+            f"column {name!r} has {where}; use --drop-missing to leave those records out "
+            "(reported as suppressed), or --missing category to treat missing as a value of "
+            "its own (categorical and hierarchical columns)"
+        )
+        raise InputError(msg)
+    out = table.copy()
+    for name, mask in masks.items():
+        if not mask.any():
+            continue
+        if isinstance(schema.quasi_identifiers[name], Numeric):
+            msg = (
+                f"numeric column {name!r} has {where}; a number cannot be its own category: "
+                "use --drop-missing, or declare the column categorical"
+            )
+            raise InputError(msg)
+        col = out[name].astype(object)
+        col[mask] = MISSING_LABEL
+        out[name] = col
+    return out, 0
+
+
+def encode_qis(table: pd.DataFrame, schema: Schema) -> list[QIColumn]:
+    """Parse and code every quasi-identifier; raise on missing values or unparsable cells."""
+    schema.check_columns(table.columns)
+    columns: list[QIColumn] = []
+    for name, metric in schema.quasi_identifiers.items():
+        series = table[name]
+        missing = is_missing(series)
+        if missing.any():
+            msg = (
+                f"column {name!r} has {int(missing.sum())} missing value(s) "
+                f"(first in row {int(np.argmax(missing)) + 1}); choose a missing-value policy"
+            )
+            raise InputError(msg)
+        if isinstance(metric, Numeric):
+            columns.append(NumericColumn(name, metric, _parse_numeric(series, name)))
+        elif isinstance(metric, Categorical):
+            keys = np.array([value_key(v) for v in series], dtype=object)
+            categories, codes = np.unique(keys, return_inverse=True)
+            columns.append(
+                CategoricalColumn(name, metric, codes.astype(np.intp), tuple(categories))
+            )
+        else:
+            columns.append(
+                HierarchicalColumn(name, metric, metric.hierarchy.encode(list(series), name))
+            )
+    return columns
+
+
+def _parse_numeric(series: pd.Series, name: str) -> np.ndarray:
+    if pd.api.types.is_bool_dtype(series):
+        msg = f"column {name!r} is boolean; declare it categorical"
+        raise InputError(msg)
+    if pd.api.types.is_numeric_dtype(series):
+        values = series.to_numpy(dtype=float)
+    else:
+        values = pd.to_numeric(series.astype(str).str.strip(), errors="coerce").to_numpy(float)
+        bad = np.isnan(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            msg = (
+                f"column {name!r} is numeric but row {i + 1} holds the text "
+                f"{series.iloc[i]!r}; fix the value, or declare the column categorical"
+            )
+            raise InputError(msg)
+    if not np.all(np.isfinite(values)):
+        i = int(np.argmax(~np.isfinite(values)))
+        msg = f"column {name!r} has a non-finite value {values[i]!r} in row {i + 1}"
+        raise InputError(msg)
+    return np.ascontiguousarray(values, dtype=np.float64)

@@ -1,0 +1,235 @@
+"""Generalization hierarchies (ARX CSV format, interval and prefix builders).
+
+A hierarchy lists, for each original value, its generalization at every level: column 0 is
+the value itself and column ``j`` its label at level ``j``. The top level covers the whole
+domain (``*``); if the given table does not end in a single value, a ``*`` level is added.
+The *height* ``l`` is the number of generalization levels above the original value, so that
+generalizing a value to level ``h`` costs ``h / l`` (Aggarwal et al., *Approximation
+Algorithms for k-Anonymity*, Sec. 2).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import HierarchyError
+
+__all__ = ["Hierarchy", "value_key"]
+
+ROOT = "*"
+
+
+def value_key(value: object) -> str:
+    """The string under which a data value is looked up in a hierarchy.
+
+    Integral floats print without a decimal point, so a column read as float (``39.0``)
+    still finds the hierarchy row ``39``.
+    """
+    if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True, eq=False)
+class Hierarchy:
+    """A validated generalization hierarchy.
+
+    Use :meth:`from_csv`, :meth:`from_rows`, :meth:`from_intervals` or :meth:`from_prefix`.
+
+    Attributes
+    ----------
+    labels : tuple of tuple of str
+        ``labels[j]`` are the distinct labels of level ``j``.
+    codes : ndarray of int, shape (n_values, height + 1)
+        ``codes[i, j]`` is the index in ``labels[j]`` of value ``i`` generalized to level ``j``.
+    """
+
+    codes: np.ndarray
+    labels: tuple[tuple[str, ...], ...]
+    source: str = "hierarchy"
+    _index: dict[str, int] = field(init=False, repr=False)
+    _leaf_counts: tuple[np.ndarray, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.codes.setflags(write=False)
+        index = {v: i for i, v in enumerate(self.labels[0])}
+        counts = tuple(
+            np.bincount(self.codes[:, j], minlength=len(self.labels[j]))
+            for j in range(self.codes.shape[1])
+        )
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_leaf_counts", counts)
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[str]], source: str = "hierarchy") -> Hierarchy:
+        """Build from rows ``[value, level1, level2, ...]``, validating every rule.
+
+        Raises :class:`HierarchyError` naming the row (1-based) for: no rows, rows of unequal
+        width, empty cells, one value listed with two different generalizations, and a label
+        that generalizes to two different parents.
+        """
+        rows = [list(r) for r in rows]
+        if not rows:
+            msg = f"{source}: the hierarchy has no rows"
+            raise HierarchyError(msg)
+        width = len(rows[0])
+        for i, row in enumerate(rows, start=1):
+            if len(row) != width:
+                msg = f"{source}: row {i} has {len(row)} cells but row 1 has {width}"
+                raise HierarchyError(msg)
+            for j, cell in enumerate(row):
+                if cell.strip() == "":
+                    msg = f"{source}: row {i} has an empty cell at level {j}"
+                    raise HierarchyError(msg)
+        # Identical duplicate rows are harmless; anything else is caught as a two-parent label.
+        first_row: dict[tuple[str, ...], int] = {}
+        for i, row in enumerate(rows, start=1):
+            first_row.setdefault(tuple(row), i)
+        unique_rows = list(first_row)
+        for j in range(width - 1):
+            parent: dict[str, tuple[str, tuple[str, ...]]] = {}
+            for r in unique_rows:
+                seen = parent.setdefault(r[j], (r[j + 1], r))
+                if seen[0] != r[j + 1]:
+                    what = "value" if j == 0 else f"level-{j} label"
+                    msg = (
+                        f"{source}: {what} {r[j]!r} generalizes to both {seen[0]!r} "
+                        f"(row {first_row[seen[1]]}) and {r[j + 1]!r} (row {first_row[r]}) "
+                        f"at level {j + 1}"
+                    )
+                    raise HierarchyError(msg)
+        table = [list(r) for r in unique_rows]
+        if len({r[-1] for r in table}) > 1 or width == 1:
+            table = [r + [ROOT] for r in table]
+        levels = len(table[0])
+        labels: list[tuple[str, ...]] = []
+        codes = np.empty((len(table), levels), dtype=np.intp)
+        for j in range(levels):
+            column = [r[j] for r in table]
+            distinct = tuple(dict.fromkeys(column))
+            lookup = {v: c for c, v in enumerate(distinct)}
+            codes[:, j] = [lookup[v] for v in column]
+            labels.append(distinct)
+        return cls(codes=codes, labels=tuple(labels), source=source)
+
+    @classmethod
+    def from_csv(cls, path: str | Path, sep: str = ";", encoding: str = "utf-8") -> Hierarchy:
+        """Read an ARX hierarchy file: no header, ``sep``-separated, one row per value."""
+        path = Path(path)
+        if not path.is_file():
+            msg = f"hierarchy file not found: {path}"
+            raise HierarchyError(msg)
+        try:
+            with path.open(newline="", encoding=encoding) as fh:
+                rows = [r for r in csv.reader(fh, delimiter=sep) if r]
+        except (UnicodeDecodeError, csv.Error) as exc:
+            msg = f"{path}: cannot read as a {sep!r}-separated hierarchy ({exc})"
+            raise HierarchyError(msg) from exc
+        return cls.from_rows(rows, source=str(path))
+
+    @classmethod
+    def from_intervals(
+        cls, values: Iterable[float], widths: Sequence[float], source: str = "intervals"
+    ) -> Hierarchy:
+        """Nested intervals for numeric values: level ``j`` bins values by ``widths[j-1]``.
+
+        Each width must be a multiple of the previous one so that the bins nest. Integer data
+        gets inclusive labels such as ``35-39``; other data ``[35, 40)``.
+        """
+        vals = np.unique(np.asarray(list(values), dtype=float))
+        if vals.size == 0 or not np.all(np.isfinite(vals)):
+            msg = f"{source}: interval hierarchies need finite numeric values"
+            raise HierarchyError(msg)
+        widths = [float(w) for w in widths]
+        if not widths or any(w <= 0 for w in widths):
+            msg = f"{source}: interval widths must be positive, got {widths}"
+            raise HierarchyError(msg)
+        for a, b in zip(widths, widths[1:], strict=False):
+            if not math.isclose(b / a, round(b / a)) or b < a:
+                msg = f"{source}: width {b:g} is not a multiple of {a:g}, so bins would not nest"
+                raise HierarchyError(msg)
+        integral = bool(np.all(vals == np.round(vals))) and all(w.is_integer() for w in widths)
+        origin = math.floor(vals.min() / widths[-1]) * widths[-1]
+        rows = []
+        for v in vals:
+            row = [value_key(v)]
+            for w in widths:
+                lo = origin + math.floor((v - origin) / w) * w
+                row.append(f"{lo:g}-{lo + w - 1:g}" if integral else f"[{lo:g}, {lo + w:g})")
+            rows.append(row)
+        return cls.from_rows(rows, source=source)
+
+    @classmethod
+    def from_prefix(cls, values: Iterable[object], source: str = "prefix") -> Hierarchy:
+        """Masking hierarchy for codes of equal length, such as zip codes.
+
+        Level ``j`` replaces the last ``j`` characters with ``*``: ``80000 → 8000* → … → *****``.
+        """
+        vals = sorted({value_key(v) for v in values})
+        if not vals:
+            msg = f"{source}: no values to build a prefix hierarchy from"
+            raise HierarchyError(msg)
+        width = len(vals[0])
+        odd = next((v for v in vals if len(v) != width), None)
+        if odd is not None:
+            msg = (
+                f"{source}: prefix hierarchies need codes of equal length; {vals[0]!r} has "
+                f"{width} characters but {odd!r} has {len(odd)} (pad them, e.g. zip codes to 5)"
+            )
+            raise HierarchyError(msg)
+        rows = [[v[: width - j] + "*" * j for j in range(width + 1)] for v in vals]
+        return cls.from_rows(rows, source=source)
+
+    # -------------------------------------------------------------------- queries
+    @property
+    def height(self) -> int:
+        """Number of generalization levels above the original values (``l`` in the paper)."""
+        return self.codes.shape[1] - 1
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The original (level-0) values."""
+        return self.labels[0]
+
+    def __contains__(self, value: object) -> bool:
+        return value_key(value) in self._index
+
+    def encode(self, values: Sequence[object], column: str = "") -> np.ndarray:
+        """Level codes, shape (n, height + 1), for data values; reports the first unknown value."""
+        keys = [value_key(v) for v in values]
+        try:
+            rows = np.fromiter((self._index[k] for k in keys), dtype=np.intp, count=len(keys))
+        except KeyError:
+            i, bad = next((i, k) for i, k in enumerate(keys) if k not in self._index)
+            where = f" of column {column!r}" if column else ""
+            msg = (
+                f"value {bad!r}{where} (row {i + 1}) is not in its hierarchy "
+                f"(column 0 of {self.source})"
+            )
+            raise HierarchyError(msg) from None
+        return self.codes[rows]
+
+    def label(self, level: int, code: int) -> str:
+        """Published label of a level-``level`` node."""
+        return self.labels[level][code]
+
+    def leaves_under(self, level: int, code: int) -> int:
+        """How many original values the node ``(level, code)`` covers."""
+        return int(self._leaf_counts[level][code])
+
+    def level_of_label(self, label: str) -> tuple[int, int] | None:
+        """The lowest ``(level, code)`` whose label is ``label``, or None."""
+        for j, labels in enumerate(self.labels):
+            if label in labels:
+                return j, labels.index(label)
+        return None
+
+    def __repr__(self) -> str:
+        return f"Hierarchy({self.source!r}, values={len(self.values)}, height={self.height})"

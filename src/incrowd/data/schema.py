@@ -1,0 +1,246 @@
+"""Column roles and attribute metrics.
+
+A :class:`Schema` says what each column of a table is:
+
+- **identifiers** are never written to any output;
+- **quasi-identifiers** (QIs) are what an attacker could link on; each has an attribute
+  metric that defines the distance between two values;
+- **sensitive** columns are published, but only in ways that keep crowds intact;
+- **insensitive** columns are passed through unchanged.
+
+Columns the schema does not mention are not published either; the release metadata lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, SchemaError
+from .hierarchy import Hierarchy
+
+__all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """A numeric attribute: distance ``weight * |x - y| / scale``.
+
+    ``scale="range"`` (default) divides by max − min of the column, ``"std"`` by its
+    population standard deviation, a number by that number. A constant column gets scale 1.
+    """
+
+    scale: Literal["range", "std"] | float = "range"
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.scale, str):
+            if self.scale not in ("range", "std"):
+                msg = f"Numeric scale must be 'range', 'std' or a positive number, got {self.scale!r}"
+                raise SchemaError(msg)
+        elif not float(self.scale) > 0:
+            msg = f"Numeric scale must be positive, got {self.scale!r}"
+            raise SchemaError(msg)
+        _check_weight(self.weight)
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """An unordered attribute: distance ``weight`` between two different values."""
+
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_weight(self.weight)
+
+
+@dataclass(frozen=True)
+class Hierarchical:
+    """An attribute with a generalization hierarchy: distance ``weight * h / l``.
+
+    ``h`` is the lowest level at which the two values meet and ``l`` the hierarchy's height
+    (Aggarwal et al., *Approximation Algorithms for k-Anonymity*, Sec. 2).
+    """
+
+    hierarchy: Hierarchy
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.hierarchy, Hierarchy):
+            msg = f"Hierarchical needs a Hierarchy, got {type(self.hierarchy).__name__}"
+            raise SchemaError(msg)
+        _check_weight(self.weight)
+
+
+AttributeMetric = Numeric | Categorical | Hierarchical
+
+
+def _check_weight(weight: float) -> None:
+    if not (isinstance(weight, int | float) and np.isfinite(weight) and weight > 0):
+        msg = f"attribute weight must be a positive number, got {weight!r}"
+        raise SchemaError(msg)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Roles of the columns of a table.
+
+    Parameters
+    ----------
+    quasi_identifiers : mapping of column name to attribute metric
+    sensitive, insensitive, identifiers : sequences of column names
+
+    Examples
+    --------
+    >>> from incrowd import Schema, Numeric, Categorical
+    >>> schema = Schema({"age": Numeric(), "sex": Categorical()}, sensitive=["income"])
+    >>> schema.qi_names
+    ('age', 'sex')
+    """
+
+    quasi_identifiers: Mapping[str, AttributeMetric]
+    sensitive: Sequence[str] = ()
+    insensitive: Sequence[str] = ()
+    identifiers: Sequence[str] = ()
+    _roles: Mapping[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        qis = dict(self.quasi_identifiers)
+        if not qis:
+            msg = "the schema needs at least one quasi-identifier"
+            raise SchemaError(msg)
+        for name, metric in qis.items():
+            if not isinstance(metric, Numeric | Categorical | Hierarchical):
+                msg = f"quasi-identifier {name!r} needs an attribute metric, got {metric!r}"
+                raise SchemaError(msg)
+        object.__setattr__(self, "quasi_identifiers", MappingProxyType(qis))
+        roles: dict[str, str] = {}
+        for role, names in (
+            ("quasi-identifier", list(qis)),
+            ("sensitive", list(self.sensitive)),
+            ("insensitive", list(self.insensitive)),
+            ("identifier", list(self.identifiers)),
+        ):
+            for name in names:
+                if not isinstance(name, str) or not name:
+                    msg = f"column names must be non-empty strings, got {name!r} as {role}"
+                    raise SchemaError(msg)
+                if name in roles:
+                    again = "twice" if roles[name] == role else f"both {roles[name]} and {role}"
+                    msg = f"column {name!r} is listed {again}"
+                    raise SchemaError(msg)
+                roles[name] = role
+        for attr in ("sensitive", "insensitive", "identifiers"):
+            object.__setattr__(self, attr, tuple(getattr(self, attr)))
+        object.__setattr__(self, "_roles", MappingProxyType(roles))
+
+    @property
+    def qi_names(self) -> tuple[str, ...]:
+        """Quasi-identifier column names, in schema order."""
+        return tuple(self.quasi_identifiers)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column the schema mentions."""
+        return tuple(self._roles)
+
+    def role(self, column: str) -> str | None:
+        """Role of a column, or None if the schema does not mention it."""
+        return self._roles.get(column)
+
+    def check_columns(self, columns: Iterable[object]) -> None:
+        """Raise :class:`SchemaError` for a duplicate table column or a schema column not in it."""
+        cols = [str(c) for c in columns]
+        seen: set[str] = set()
+        for c in cols:
+            if c in seen:
+                msg = f"the table has two columns named {c!r}"
+                raise SchemaError(msg)
+            seen.add(c)
+        for name, role in self._roles.items():
+            if name not in seen:
+                msg = f"unknown column {name!r} (given as {role}); the table has: {', '.join(cols)}"
+                raise SchemaError(msg)
+
+    @classmethod
+    def infer(
+        cls,
+        table: pd.DataFrame,
+        qi: Sequence[str],
+        *,
+        sensitive: Sequence[str] = (),
+        insensitive: Sequence[str] = (),
+        identifiers: Sequence[str] = (),
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        categorical: Sequence[str] = (),
+        numeric: Sequence[str] = (),
+    ) -> Schema:
+        """Schema for ``table`` with metrics chosen per QI column.
+
+        A QI with a hierarchy is :class:`Hierarchical`; one named in ``categorical`` is
+        :class:`Categorical`, in ``numeric`` :class:`Numeric`. Any other QI is numeric when
+        every present value is a number and categorical when most are text; a column of
+        numbers with a few text cells is an error naming the first such cell, since that is
+        usually a data-entry slip (declare it categorical to treat every value as a label).
+        """
+        hierarchies = dict(hierarchies or {})
+        for name in list(hierarchies) + list(categorical) + list(numeric):
+            if name not in qi:
+                msg = f"column {name!r} has a metric option but is not a quasi-identifier"
+                raise SchemaError(msg)
+        both = set(categorical) & set(numeric)
+        if both:
+            msg = f"column {sorted(both)[0]!r} is declared both categorical and numeric"
+            raise SchemaError(msg)
+        metrics: dict[str, AttributeMetric] = {}
+        for name in qi:
+            if name in metrics:
+                msg = f"column {name!r} is listed twice"
+                raise SchemaError(msg)
+            if name in hierarchies:
+                metrics[name] = Hierarchical(hierarchies[name])
+            elif name in categorical:
+                metrics[name] = Categorical()
+            elif name in numeric or name not in table.columns:
+                metrics[name] = Numeric()  # an unknown column is reported by check_columns
+            else:
+                metrics[name] = _guess_metric(table[name], name)
+        schema = cls(metrics, sensitive=sensitive, insensitive=insensitive, identifiers=identifiers)
+        schema.check_columns(table.columns)
+        return schema
+
+
+def _guess_metric(column: pd.Series, name: str) -> AttributeMetric:
+    if pd.api.types.is_bool_dtype(column):
+        return Categorical()
+    if pd.api.types.is_numeric_dtype(column):
+        return Numeric()
+    positions = np.flatnonzero(~is_missing(column))
+    present = column.iloc[positions]
+    parsed = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
+    failed = parsed.isna().to_numpy()
+    if present.size == 0 or not failed.any():
+        return Numeric() if present.size else Categorical()
+    if failed.mean() <= 0.1:
+        pos = int(np.flatnonzero(failed)[0])
+        msg = (
+            f"column {name!r} holds numbers except for some text, e.g. {present.iloc[pos]!r} "
+            f"in row {positions[pos] + 1}; fix those cells, or declare the column categorical "
+            "to treat every value as a label"
+        )
+        raise InputError(msg)
+    return Categorical()
+
+
+def is_missing(column: pd.Series) -> np.ndarray:
+    """Missing cells: NA/None/NaN, or empty / blank text."""
+    missing = np.asarray(column.isna().to_numpy(), dtype=bool)
+    if column.dtype == object or pd.api.types.is_string_dtype(column):
+        text = column.astype(str).str.strip()
+        missing |= (text == "").to_numpy()
+    return missing
