@@ -55,7 +55,7 @@ def check_k(k: object, n: int, name: str = "k") -> int:
 
 
 class Algorithm(ClusterMixin, BaseEstimator):
-    """Base class: subclasses implement :meth:`_fit` and set ``guarantee`` and ``objective``.
+    """Base class: subclasses implement :meth:`_fit` and set ``guarantee`` and ``cost_measure``.
 
     Attributes set by ``fit``
     -------------------------
@@ -67,8 +67,10 @@ class Algorithm(ClusterMixin, BaseEstimator):
 
     #: Paper, theorem and factor; ``factor`` None when the method has no guarantee.
     guarantee: ClassVar[Guarantee]
-    #: The objective ``cost_`` measures, e.g. ``"sse"``.
-    objective: ClassVar[str]
+    #: What ``cost_`` measures, e.g. ``"sse"`` or ``"max_radius"``.
+    cost_measure: ClassVar[str]
+    #: The norm of the metric space the method's guarantee is stated in.
+    norm: ClassVar[int] = 2
 
     partition_: Partition
     cost_: float

@@ -5,10 +5,20 @@ Measures computed from a *published* table alone live in :mod:`incrowd.evaluate`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from .data.columns import QIColumn
 from .data.space import MetricSpace
 from .partition import Partition
+from .release.crowds import (
+    CategoricalSummary,
+    CrowdIndex,
+    NumericSummary,
+    Summary,
+    summarize,
+)
 
 __all__ = [
     "crowd_centroids",
@@ -17,6 +27,8 @@ __all__ = [
     "l_sse",
     "discernibility",
     "max_radius",
+    "ncp_loss",
+    "cell_penalties",
 ]
 
 
@@ -69,3 +81,40 @@ def max_radius(space: MetricSpace, partition: Partition) -> float:
     diff = space.points[keep] - centroids[labels[keep]]
     d = np.abs(diff).sum(axis=1) if space.norm == 1 else np.sqrt(np.einsum("ij,ij->i", diff, diff))
     return float(d.max())
+
+
+def ncp_loss(columns: Sequence[QIColumn], partition: Partition, extra_suppressed: int = 0) -> float:
+    """Normalized certainty penalty of the generalized table, averaged over all cells.
+
+    Per cell: a numeric range costs (hi − lo) / (column max − min); a categorical ``*`` costs 1;
+    a hierarchy label costs (values it covers − 1) / (values in the hierarchy − 1). A
+    suppressed record (including ``extra_suppressed`` records left out before partitioning)
+    costs 1 per cell. 0 is the original table, 1 everything suppressed.
+    """
+    n_total = partition.n + extra_suppressed
+    n_cells = n_total * len(columns)
+    if n_cells == 0:
+        return 0.0
+    index = CrowdIndex.from_partition(partition)
+    sizes = index.sizes.astype(np.float64)
+    penalty = float(partition.n_suppressed + extra_suppressed) * len(columns)
+    for summary in summarize(columns, index):
+        penalty += float(np.dot(sizes, cell_penalties(summary)))
+    return penalty / n_cells
+
+
+def cell_penalties(summary: Summary) -> np.ndarray:
+    """NCP of the generalized cell each crowd publishes for one quasi-identifier."""
+    if isinstance(summary, NumericSummary):
+        v = summary.column.values
+        span = float(v.max() - v.min())
+        return (summary.hi - summary.lo) / span if span > 0 else np.zeros(summary.lo.size)
+    if isinstance(summary, CategoricalSummary):
+        single = len(summary.column.categories) <= 1
+        return np.zeros(summary.agrees.size) if single else (~summary.agrees).astype(np.float64)
+    hierarchy = summary.column.hierarchy
+    total = len(hierarchy.values)
+    if total <= 1:
+        return np.zeros(summary.level.size)
+    covered = hierarchy.leaves_under_many(summary.level, summary.node).astype(np.float64)
+    return (covered - 1.0) / (total - 1.0)

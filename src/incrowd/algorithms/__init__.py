@@ -1,0 +1,15 @@
+"""Algorithms, one problem family per module, and the registry the CLI offers."""
+
+from __future__ import annotations
+
+from ..base import Algorithm
+from .exact import ExactPartition
+from .mdav import MDAV
+
+__all__ = ["METHODS", "MDAV", "ExactPartition"]
+
+#: Methods offered by ``incrowd anonymize --method``, by name.
+METHODS: dict[str, type[Algorithm]] = {
+    "mdav": MDAV,
+    "exact": ExactPartition,
+}

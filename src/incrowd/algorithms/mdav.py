@@ -71,7 +71,7 @@ class MDAV(Algorithm):
         "none: a heuristic without an approximation bound",
         "Domingo-Ferrer & Torra, Data Min. Knowl. Discov. 11(2), 2005",
     )
-    objective: ClassVar[str] = "sse"
+    cost_measure: ClassVar[str] = "sse"
 
     def __init__(self, k: int = 3, *, variant: Literal["classic", "single"] = "classic") -> None:
         self.k = k

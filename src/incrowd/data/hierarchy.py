@@ -224,6 +224,22 @@ class Hierarchy:
         """How many original values the node ``(level, code)`` covers."""
         return int(self._leaf_counts[level][code])
 
+    def leaves_under_many(self, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Vectorized :meth:`leaves_under` for arrays of levels and node codes."""
+        out = np.zeros(len(levels), dtype=np.int64)
+        for j in np.unique(levels):
+            at = levels == j
+            out[at] = self._leaf_counts[int(j)][nodes[at]]
+        return out
+
+    def labels_of(self, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Labels (object array) of the nodes ``(levels[i], nodes[i])``."""
+        out = np.empty(len(levels), dtype=object)
+        for j in np.unique(levels):
+            at = levels == j
+            out[at] = np.asarray(self.labels[int(j)], dtype=object)[nodes[at]]
+        return out
+
     def level_of_label(self, label: str) -> tuple[int, int] | None:
         """The lowest ``(level, code)`` whose label is ``label``, or None."""
         for j, labels in enumerate(self.labels):

@@ -239,7 +239,7 @@ def _guess_metric(column: pd.Series, name: str) -> AttributeMetric:
 
 def is_missing(column: pd.Series) -> np.ndarray:
     """Missing cells: NA/None/NaN, or empty / blank text."""
-    missing = np.asarray(column.isna().to_numpy(), dtype=bool)
+    missing = np.array(column.isna().to_numpy(), dtype=bool)
     if column.dtype == object or pd.api.types.is_string_dtype(column):
         text = column.astype(str).str.strip()
         missing |= (text == "").to_numpy()

@@ -1,0 +1,249 @@
+"""Exact optimum for tiny inputs: the best partition into crowds of size ≥ k.
+
+Used by the tests to check every approximation algorithm against the true optimum, and by
+reports to show how far a heuristic is from it. Subset dynamic programming over bitmasks:
+
+.. math::  f(S) = \\min_{G \\subseteq S,\\ \\min S \\in G,\\ |G| \\ge k,\\ |S \\setminus G| \\notin [1, k)}
+           \\ c(G) \\oplus f(S \\setminus G)
+
+with :math:`\\oplus = +` for additive costs (SSE, generalization cost) and :math:`\\max` for
+bottleneck costs (largest radius). Fixing the lowest record of :math:`S` in :math:`G`
+enumerates each partition once. Time :math:`O(3^n)`, memory :math:`O(2^n)`: n ≤ 20.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Literal
+
+import numpy as np
+from numba import njit
+
+from ..base import Algorithm, Guarantee, check_k
+from ..data.space import MetricSpace
+from ..errors import ParameterError
+from ..partition import Partition
+
+__all__ = [
+    "MAX_EXACT_N",
+    "ExactPartition",
+    "exact_partition",
+    "sse_subset_costs",
+    "radius_subset_costs",
+    "subset_costs",
+]
+
+#: Largest input the subset DP accepts (3^20 ≈ 3.5e9 steps is already minutes).
+MAX_EXACT_N = 20
+
+
+@njit(cache=True)
+def _popcounts(n: int) -> np.ndarray:
+    pc = np.zeros(1 << n, dtype=np.int8)
+    for s in range(1, 1 << n):
+        pc[s] = pc[s >> 1] + (s & 1)
+    return pc
+
+
+@njit(cache=True)
+def _subset_dp(costs, n, k, max_size, use_max):
+    full = (1 << n) - 1
+    pc = _popcounts(n)
+    best = np.full(1 << n, np.inf)
+    choice = np.zeros(1 << n, dtype=np.int64)
+    best[0] = 0.0
+    for s in range(1, full + 1):
+        ps = pc[s]
+        if ps < k:
+            continue
+        low = s & (-s)
+        rest = s ^ low
+        t = rest
+        while True:
+            g = t | low
+            pg = pc[g]
+            pr = ps - pg
+            if pg >= k and (pr == 0 or pr >= k) and (max_size == 0 or pg <= max_size):
+                other = best[s ^ g]
+                if other < np.inf:
+                    val = max(costs[g], other) if use_max else costs[g] + other
+                    if val < best[s]:
+                        best[s] = val
+                        choice[s] = g
+            if t == 0:
+                break
+            t = (t - 1) & rest
+    return best[full], choice
+
+
+@njit(cache=True)
+def _sse_costs(X, k):
+    n, p = X.shape
+    out = np.zeros(1 << n)
+    c = np.empty(p)
+    for s in range(1, 1 << n):
+        m = 0
+        c[:] = 0.0
+        for i in range(n):
+            if (s >> i) & 1:
+                m += 1
+                c += X[i]
+        if m < k:
+            continue
+        c /= m
+        tot = 0.0
+        for i in range(n):
+            if (s >> i) & 1:
+                for j in range(p):
+                    d = X[i, j] - c[j]
+                    tot += d * d
+        out[s] = tot
+    return out
+
+
+@njit(cache=True)
+def _dist(a, b, norm):
+    tot = 0.0
+    for j in range(a.size):
+        d = abs(a[j] - b[j])
+        tot += d if norm == 1 else d * d
+    return tot if norm == 1 else np.sqrt(tot)
+
+
+@njit(cache=True)
+def _radius_costs(X, k, norm, at_point):
+    n, p = X.shape
+    out = np.zeros(1 << n)
+    members = np.empty(n, dtype=np.int64)
+    c = np.empty(p)
+    for s in range(1, 1 << n):
+        m = 0
+        for i in range(n):
+            if (s >> i) & 1:
+                members[m] = i
+                m += 1
+        if m < k:
+            continue
+        if at_point:
+            best = np.inf
+            for a in range(m):
+                worst = 0.0
+                for b in range(m):
+                    worst = max(worst, _dist(X[members[a]], X[members[b]], norm))
+                best = min(best, worst)
+            out[s] = best
+        else:
+            c[:] = 0.0
+            for a in range(m):
+                c += X[members[a]]
+            c /= m
+            worst = 0.0
+            for a in range(m):
+                worst = max(worst, _dist(X[members[a]], c, norm))
+            out[s] = worst
+    return out
+
+
+def _check_n(n: int) -> None:
+    if n > MAX_EXACT_N:
+        msg = f"the exact solver handles at most {MAX_EXACT_N} records, got {n}"
+        raise ParameterError(msg)
+
+
+def sse_subset_costs(X: np.ndarray, k: int) -> np.ndarray:
+    """SSE of every subset (indexed by bitmask) of size ≥ k; 0 for smaller subsets."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    _check_n(X.shape[0])
+    return _sse_costs(X, k)
+
+
+def radius_subset_costs(
+    X: np.ndarray, k: int, norm: int = 2, center: Literal["point", "centroid"] = "point"
+) -> np.ndarray:
+    """Radius of every subset of size ≥ k: from its best member (``"point"``) or centroid."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    _check_n(X.shape[0])
+    return _radius_costs(X, k, norm, center == "point")
+
+
+def subset_costs(n: int, k: int, cost: Callable[[np.ndarray], float]) -> np.ndarray:
+    """Any group cost, evaluated in Python on the member indices of every subset of size ≥ k."""
+    _check_n(n)
+    out = np.zeros(1 << n)
+    bits = np.arange(n)
+    for s in range(1, 1 << n):
+        members = bits[(s >> bits) & 1 == 1]
+        if members.size >= k:
+            out[s] = cost(members)
+    return out
+
+
+def exact_partition(
+    costs: np.ndarray,
+    n: int,
+    k: int,
+    objective: Literal["sum", "max"] = "sum",
+    max_size: int | None = None,
+) -> tuple[float, Partition]:
+    """Optimal partition of ``n`` records into groups of size ≥ ``k`` for subset costs.
+
+    ``costs[mask]`` is the cost of the group whose members are the set bits of ``mask``.
+    ``objective="sum"`` minimizes the total, ``"max"`` the largest group cost. ``max_size``
+    optionally caps group sizes (for SSE, groups of ``2k`` or more never help).
+    Returns the optimal value and one optimal partition.
+    """
+    _check_n(n)
+    if objective not in ("sum", "max"):
+        msg = f"objective must be 'sum' or 'max', got {objective!r}"
+        raise ParameterError(msg)
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
+    if costs.shape != (1 << n,):
+        msg = f"costs must have 2**n = {1 << n} entries, got shape {costs.shape}"
+        raise ParameterError(msg)
+    k = check_k(k, n)
+    value, choice = _subset_dp(costs, n, k, int(max_size or 0), objective == "max")
+    labels = np.full(n, -1, dtype=np.intp)
+    s, g = (1 << n) - 1, 0
+    while s:
+        grp = int(choice[s])
+        labels[[i for i in range(n) if (grp >> i) & 1]] = g
+        s ^= grp
+        g += 1
+    return float(value), Partition(labels)
+
+
+class ExactPartition(Algorithm):
+    """The optimal partition into crowds of size ≥ k, for inputs of at most 20 records.
+
+    Parameters
+    ----------
+    k : int, default 3
+    objective : {"sse", "max_radius"}, default "sse"
+        Total within-crowd sum of squares, or the largest crowd radius measured from the
+        best member of the crowd (the r-Gather objective of Aggarwal et al.).
+
+    Notes
+    -----
+    Exact (ratio 1): ``lower_bound_`` equals ``cost_``. Time :math:`O(3^n)`.
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(1.0, "exact optimum", "subset dynamic programming")
+    def __init__(self, k: int = 3, *, objective: Literal["sse", "max_radius"] = "sse") -> None:
+        self.k = k
+        self.objective = objective
+
+    @property
+    def cost_measure(self) -> str:  # type: ignore[override]
+        return str(self.objective)
+
+    def _fit(self, space: MetricSpace) -> None:
+        k = check_k(self.k, space.n)
+        if self.objective == "sse":
+            costs, how, cap = sse_subset_costs(space.points, k), "sum", 2 * k - 1
+        elif self.objective == "max_radius":
+            costs, how, cap = radius_subset_costs(space.points, k, space.norm), "max", None
+        else:
+            msg = f"objective must be 'sse' or 'max_radius', got {self.objective!r}"
+            raise ParameterError(msg)
+        self.cost_, self.partition_ = exact_partition(costs, space.n, k, how, cap)
+        self.lower_bound_ = self.cost_

@@ -1,0 +1,152 @@
+"""The whole publication pipeline in one call: table → crowds → release → verified release."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .algorithms import METHODS
+from .base import Algorithm, check_k
+from .data.columns import MissingPolicy, handle_missing
+from .data.io import as_dataframe
+from .data.schema import Schema
+from .data.space import MetricSpace
+from .errors import InfeasibleError, ParameterError
+from .metrics import l_sse, max_radius, ncp_loss, sse_loss
+from .privacy import verify
+from .release import (
+    RELEASE_FORMS,
+    Release,
+    release_centers,
+    release_generalized,
+    release_microaggregated,
+)
+
+__all__ = ["anonymize", "make_algorithm"]
+
+
+def make_algorithm(method: str, k: int, params: Mapping[str, Any] | None = None) -> Algorithm:
+    """Instantiate a registered method with ``k`` and extra keyword parameters."""
+    cls = METHODS.get(method)
+    if cls is None:
+        msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(METHODS))}"
+        raise ParameterError(msg)
+    try:
+        return cls(k=k, **dict(params or {}))
+    except TypeError as exc:
+        msg = f"method {method!r} does not take those parameters ({exc})"
+        raise ParameterError(msg) from exc
+
+
+def anonymize(
+    table: Any,
+    schema: Schema,
+    k: int,
+    *,
+    method: str = "mdav",
+    release: str = "generalized",
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    missing: MissingPolicy = "error",
+    center: str = "centroid",
+    on_stage: Callable[[str], None] | None = None,
+) -> Release:
+    """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
+
+    The release is checked by :func:`incrowd.verify` (which reads only the published table)
+    before it is returned; its ``metadata`` holds the provenance, the record counts and the
+    information loss figures. ``seed`` fixes the row shuffle (and any randomness of the
+    method); when None a seed is drawn and recorded, so every release can be reproduced.
+    """
+    start = time.perf_counter()
+    stage = on_stage or (lambda _name: None)
+    frame = as_dataframe(table)
+    schema.check_columns(frame.columns)
+    k = check_k(k, len(frame))
+    if release not in RELEASE_FORMS:
+        msg = f"unknown release form {release!r}; choose one of: {', '.join(RELEASE_FORMS)}"
+        raise ParameterError(msg)
+    algorithm = make_algorithm(method, k, params)
+    seed = secrets.randbits(31) if seed is None else int(seed)
+    if "random_state" in algorithm.get_params():
+        algorithm.set_params(random_state=seed)
+
+    stage("checking the data")
+    kept, n_dropped = handle_missing(frame, schema, missing)
+    if len(kept) < k:
+        msg = (
+            f"after leaving out {n_dropped} record(s) with missing values, {len(kept)} remain: "
+            f"too few for crowds of {k}"
+        )
+        raise InfeasibleError(msg)
+    space = MetricSpace.from_table(kept, schema, norm=algorithm.norm)  # type: ignore[arg-type]
+
+    stage(f"forming crowds ({method})")
+    algorithm.fit(space)
+    partition = algorithm.partition_
+    partition.validate(k)
+
+    stage(f"publishing the {release} table")
+    if release == "generalized":
+        out = release_generalized(kept, partition, schema, seed=seed, columns=space.columns)
+    elif release == "microaggregated":
+        out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns)
+    else:
+        out = release_centers(kept, partition, schema, space=space, center=center, seed=seed)
+
+    stage("measuring information loss")
+    n_input = len(frame)
+    n_suppressed = partition.n_suppressed + n_dropped
+    lower = algorithm.lower_bound_
+    ratio = algorithm.certified_ratio_
+    guarantee = algorithm.guarantee
+    sizes = partition.sizes.astype(np.float64)
+    loss = {
+        "sse": sse_loss(space.points, partition.labels),
+        "l_sse": l_sse(space.points, partition.labels),
+        "ncp": ncp_loss(space.columns, partition, extra_suppressed=n_dropped),
+        "discernibility": float(np.sum(sizes**2) + n_input * n_suppressed),
+        "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
+        "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
+        "max_radius": max_radius(space, partition),
+    }
+    mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
+    withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
+    metadata = dict(out.metadata) | {
+        "method": method,
+        "parameters": _jsonable(algorithm.get_params()) | {"norm": algorithm.norm},
+        "seed": seed,
+        "version": __version__,
+        "k": k,
+        "n_input": n_input,
+        "n_released": partition.n_assigned,
+        "n_suppressed": n_suppressed,
+        "n_dropped_missing": n_dropped,
+        "loss": loss,
+        "cost": float(algorithm.cost_),
+        "cost_measure": algorithm.cost_measure,
+        "lower_bound": None if lower is None else float(lower),
+        "certified_ratio": ratio,
+        "guarantee": guarantee.factor,
+        "guarantee_text": guarantee.text,
+        "reference": guarantee.reference,
+        "withheld_columns": withheld,
+    }
+    stage("verifying the release")
+    report = verify(out.table, schema.qi_names, k, metadata=metadata)
+    report.raise_if_failed()
+    metadata["seconds"] = round(time.perf_counter() - start, 4)
+    return Release(out.table, out.form, partition, metadata)
+
+
+def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+        for key, value in params.items()
+    }
+

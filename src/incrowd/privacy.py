@@ -1,0 +1,178 @@
+"""Independent verification of a published table.
+
+:func:`verify` knows nothing of the algorithm or the partition behind a release: it
+re-derives the crowds from the published quasi-identifier values alone (records whose
+published values are identical are indistinguishable, whatever crowd the algorithm meant
+them for) and checks that each has at least k records, that no column the publisher
+withheld appears, and that the record counts reconcile with the metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data.io import read_table
+from .errors import InputError, PrivacyViolation
+from .release._release import Release, metadata_path
+from .release.centers import COUNT
+
+__all__ = ["VerificationReport", "verify", "check_k_anonymity", "read_metadata"]
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """Outcome of :func:`verify`. ``ok`` is True only when ``problems`` is empty."""
+
+    k: int
+    k_achieved: int
+    n_rows: int
+    n_records: int
+    n_classes: int
+    form: str
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def raise_if_failed(self) -> None:
+        """Raise :class:`PrivacyViolation` naming the first problem."""
+        if self.problems:
+            more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+            raise PrivacyViolation(self.problems[0] + more)
+
+
+def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The JSON metadata beside a release file, or None if there is none."""
+    meta = metadata_path(path)
+    if not meta.is_file():
+        return None
+    try:
+        data = json.loads(meta.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        msg = f"{meta}: not valid JSON metadata ({exc})"
+        raise InputError(msg) from exc
+    if not isinstance(data, dict):
+        msg = f"{meta}: metadata must be a JSON object"
+        raise InputError(msg)
+    return data
+
+
+def verify(
+    release: Release | pd.DataFrame | str | os.PathLike[str],
+    qi: Sequence[str],
+    k: int,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    sep: str | None = None,
+) -> VerificationReport:
+    """Check that a published table is k-anonymous on ``qi`` and reconciles with its metadata.
+
+    ``release`` may be a :class:`Release`, a published DataFrame, or the path of a written
+    release (its JSON metadata beside it is read when ``metadata`` is not given). A table with
+    a ``count`` column and ``"release": "centers"`` in its metadata (or no metadata) is read
+    as a centers release: each row stands for ``count`` records.
+    """
+    if isinstance(release, Release):
+        table, meta = release.table, dict(metadata or release.metadata)
+    elif isinstance(release, pd.DataFrame):
+        table, meta = release, dict(metadata or {})
+    else:
+        table = read_table(Path(release), sep=sep) if Path(release).is_file() else None
+        if table is None:
+            msg = f"release file not found: {release}"
+            raise InputError(msg)
+        meta = dict(metadata or read_metadata(release) or {})
+    if int(k) < 1:
+        msg = f"k must be a positive integer, got {k}"
+        raise InputError(msg)
+    qi = list(qi)
+    form = str(meta.get("release") or ("centers" if COUNT in table.columns else "records"))
+    problems: list[str] = []
+
+    missing = [c for c in qi if c not in table.columns]
+    if missing:
+        problems.append(f"the published table has no quasi-identifier column {missing[0]!r}")
+        return VerificationReport(int(k), 0, len(table), 0, 0, form, tuple(problems))
+    leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
+    if leaked:
+        problems.append(f"column {leaked[0]!r} should have been withheld but is published")
+
+    if form == "centers":
+        counts = pd.to_numeric(table[COUNT], errors="coerce") if COUNT in table else None
+        if counts is None or counts.isna().any() or (counts < 0).any() or (counts % 1 != 0).any():
+            problems.append("a centers release needs a non-negative integer 'count' column")
+            return VerificationReport(int(k), 0, len(table), 0, 0, form, tuple(problems))
+        weights = counts.astype(np.int64)
+        problems += _check_multisets(table, weights, meta.get("sensitive", []))
+    else:
+        weights = pd.Series(np.ones(len(table), dtype=np.int64), index=table.index)
+    n_records = int(weights.sum())
+    if len(table):
+        keys = table[qi].astype(str)
+        sizes = weights.groupby([keys[c] for c in qi], dropna=False, sort=False).sum()
+        sizes = sizes[sizes > 0]
+    else:
+        sizes = pd.Series(dtype=np.int64)
+    k_achieved = int(sizes.min()) if len(sizes) else 0
+    small = int((sizes < k).sum())
+    if small:
+        problems.append(
+            f"{small} group(s) of identical quasi-identifiers have fewer than k={k} records "
+            f"(smallest has {k_achieved})"
+        )
+    problems += _reconcile(meta, n_records)
+    return VerificationReport(
+        int(k), k_achieved, len(table), n_records, len(sizes), form, tuple(problems)
+    )
+
+
+def _check_multisets(table: pd.DataFrame, counts: pd.Series, sensitive: Sequence[str]) -> list[str]:
+    problems = []
+    for name in sensitive:
+        if name not in table.columns:
+            problems.append(f"sensitive column {name!r} is missing from the centers release")
+            continue
+        for row, (cell, count) in enumerate(zip(table[name], counts, strict=True), start=1):
+            try:
+                multiset = json.loads(str(cell))
+                total = sum(int(v) for v in multiset.values())
+            except (json.JSONDecodeError, AttributeError, TypeError, ValueError):
+                problems.append(f"row {row}: {name!r} is not a JSON multiset of values")
+                break
+            if total != count:
+                problems.append(
+                    f"row {row}: the {name!r} multiset holds {total} values but count is {count}"
+                )
+                break
+    return problems
+
+
+def _reconcile(meta: Mapping[str, Any], n_records: int) -> list[str]:
+    problems = []
+    released = meta.get("n_released")
+    if released is not None and int(released) != n_records:
+        problems.append(
+            f"the table holds {n_records} records but the metadata says {released} were released"
+        )
+    n_input, suppressed = meta.get("n_input"), meta.get("n_suppressed")
+    if n_input is not None and suppressed is not None and released is not None:
+        if int(released) + int(suppressed) != int(n_input):
+            problems.append(
+                f"records do not add up: {released} released + {suppressed} suppressed "
+                f"!= {n_input} input"
+            )
+    return problems
+
+
+def check_k_anonymity(release: Release | pd.DataFrame, qi: Sequence[str], k: int) -> None:
+    """Raise :class:`PrivacyViolation` unless ``release`` passes :func:`verify`."""
+    verify(release, qi, k).raise_if_failed()

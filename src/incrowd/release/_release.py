@@ -1,0 +1,146 @@
+"""The Release value object and what the three release forms share."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..data.columns import QIColumn, encode_qis
+from ..data.io import atomic_path
+from ..data.schema import Schema
+from ..errors import InputError, SchemaError
+from ..partition import Partition
+from .crowds import CrowdIndex
+
+__all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number", "metadata_path"]
+
+ReleaseForm = Literal["generalized", "microaggregated", "centers"]
+RELEASE_FORMS: tuple[str, ...] = ("generalized", "microaggregated", "centers")
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A published table with the partition behind it and its provenance.
+
+    ``table`` is what gets written; ``partition`` is kept for the publisher's own reports and
+    is never written. ``metadata`` holds the provenance and loss figures written as JSON beside
+    the table.
+    """
+
+    table: pd.DataFrame
+    form: ReleaseForm
+    partition: Partition
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def write(self, path: str | os.PathLike[str], sep: str = ",") -> tuple[Path, Path]:
+        """Write the table (CSV or Parquet, by suffix) and its JSON metadata, atomically.
+
+        Both files are written to temporary names first and moved into place only when both
+        are complete, so a failure leaves no partial output.
+        """
+        target = Path(path)
+        meta = metadata_path(target)
+        payload = json.dumps(dict(self.metadata), indent=2, sort_keys=True, default=_plain) + "\n"
+        with atomic_path(target) as tmp_table, atomic_path(meta) as tmp_meta:
+            if target.suffix.lower() in (".parquet", ".pq"):
+                self.table.to_parquet(tmp_table, index=False)
+            else:
+                self.table.to_csv(tmp_table, index=False, sep=sep, lineterminator="\n")
+            tmp_meta.write_text(payload)
+        return target, meta
+
+
+def metadata_path(path: str | os.PathLike[str]) -> Path:
+    """Where the JSON metadata of a release written to ``path`` lives."""
+    return Path(path).with_suffix(".json")
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    msg = f"cannot write {type(obj).__name__} as JSON"
+    raise TypeError(msg)
+
+
+def format_number(x: float) -> str:
+    """Shortest text that reads back as exactly ``x``; whole numbers without a decimal point."""
+    x = float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """What every release form needs: coded QIs, crowd index and the published columns."""
+
+    columns: tuple[QIColumn, ...]
+    index: CrowdIndex
+    passthrough: tuple[str, ...]  # sensitive and insensitive columns, in table order
+
+
+def prepare(
+    table: pd.DataFrame,
+    partition: Partition,
+    schema: Schema,
+    columns: tuple[QIColumn, ...] | None = None,
+) -> Prepared:
+    """Validate that table, partition and schema fit together; code the QIs once."""
+    if partition.n != len(table):
+        msg = f"the partition covers {partition.n} records but the table has {len(table)}"
+        raise InputError(msg)
+    coded = tuple(columns) if columns else tuple(encode_qis(table, schema))
+    keep = set(schema.sensitive) | set(schema.insensitive)
+    passthrough = tuple(str(c) for c in table.columns if str(c) in keep)
+    return Prepared(coded, CrowdIndex.from_partition(partition), passthrough)
+
+
+def record_table(
+    table: pd.DataFrame, prep: Prepared, crowd_values: Mapping[str, np.ndarray], seed: int | None
+) -> pd.DataFrame:
+    """One shuffled row per published record: QIs from ``crowd_values`` (one entry per crowd),
+    sensitive and insensitive columns passed through, everything else left out."""
+    index = prep.index
+    out = {}
+    for col in table.columns:
+        name = str(col)
+        if name in crowd_values:
+            out[name] = np.asarray(crowd_values[name])[index.labels]
+        elif name in prep.passthrough:
+            out[name] = table[col].to_numpy()[index.order]
+    return shuffled(pd.DataFrame(out), seed)
+
+
+def shuffled(frame: pd.DataFrame, seed: int | None) -> pd.DataFrame:
+    """Rows in a random order, so that row position cannot link a release row to a record."""
+    perm = np.random.default_rng(seed).permutation(len(frame))
+    return frame.iloc[perm].reset_index(drop=True)
+
+
+def check_reserved(names: tuple[str, ...], reserved: tuple[str, ...], form: str) -> None:
+    clash = sorted(set(names) & set(reserved))
+    if clash:
+        msg = f"column name {clash[0]!r} is reserved in the {form} release; rename the column"
+        raise SchemaError(msg)
+
+
+def base_metadata(form: str, schema: Schema, partition: Partition) -> dict[str, Any]:
+    return {
+        "release": form,
+        "qi": list(schema.qi_names),
+        "sensitive": list(schema.sensitive),
+        "n_crowds": partition.n_clusters,
+        "n_released": partition.n_assigned,
+        "n_suppressed": partition.n_suppressed,
+        "k_achieved": partition.min_size,
+    }
