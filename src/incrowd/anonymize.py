@@ -17,6 +17,7 @@ from .data.io import as_dataframe
 from .data.schema import Schema
 from .data.space import MetricSpace
 from .errors import InfeasibleError, ParameterError
+from .evaluate import published_discernibility
 from .metrics import l_sse, max_radius, ncp_loss, sse_loss
 from .privacy import verify
 from .release import (
@@ -110,7 +111,8 @@ def anonymize(
         "sse": sse_loss(space.points, partition.labels),
         "l_sse": l_sse(space.points, partition.labels),
         "ncp": ncp_loss(space.columns, partition, extra_suppressed=n_dropped),
-        "discernibility": float(np.sum(sizes**2) + n_input * n_suppressed),
+        "discernibility": published_discernibility(out.table, schema, out.form)
+        + float(n_input * n_suppressed),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
         "max_radius": max_radius(space, partition),

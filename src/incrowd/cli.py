@@ -1,0 +1,303 @@
+"""The ``incrowd`` command line: anonymize, verify, evaluate, methods.
+
+Every anticipated problem (an :class:`IncrowdError`) is reported as one line on standard
+error with exit code 2, and leaves no output file behind. ``incrowd verify`` exits 1 when a
+release is not k-anonymous.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .errors import IncrowdError, InputError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
+)
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+ListOpt = list[str] | None
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """One line and exit 2 for a user error; one line and exit 1 for a bug (traceback on
+    ``INCROWD_DEBUG=1``)."""
+    try:
+        yield
+    except IncrowdError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        err_console.print(f"[bold red]error:[/] {exc.strerror or exc}: {exc.filename or ''}")
+        raise typer.Exit(2) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:  # a bug: say so plainly rather than dump a traceback
+        if os.environ.get("INCROWD_DEBUG"):
+            traceback.print_exc()
+        err_console.print(
+            f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+            "(set INCROWD_DEBUG=1 for the traceback, and please report it)"
+        )
+        raise typer.Exit(1) from None
+
+
+def _parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            msg = f"{what} must look like NAME=VALUE, got {item!r}"
+            raise InputError(msg)
+        pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A progress bar over the pipeline's stages, on standard error."""
+    if not enabled:
+        yield lambda _name: None
+        return
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=True) as progress:
+        task = progress.add_task("reading the input", total=6)
+
+        def stage(name: str) -> None:
+            progress.update(task, description=name, advance=1)
+
+        yield stage
+
+
+@app.command()
+def anonymize(
+    input: Annotated[Path | None, typer.Argument(help="CSV or Parquet table.")] = None,
+    qi: Annotated[ListOpt, typer.Option("--qi", help="Quasi-identifier columns (a,b,c).")] = None,
+    k: Annotated[int | None, typer.Option("--k", help="Minimum crowd size.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Release file (.csv/.parquet).")] = None,
+    sensitive: Annotated[ListOpt, typer.Option(help="Sensitive columns.")] = None,
+    identifier: Annotated[ListOpt, typer.Option(help="Identifier columns (never output).")] = None,
+    insensitive: Annotated[ListOpt, typer.Option(help="Columns passed through.")] = None,
+    hierarchy: Annotated[
+        ListOpt,
+        typer.Option(help="COLUMN=FILE (ARX CSV), COLUMN=prefix or COLUMN=intervals:5,10,20."),
+    ] = None,
+    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
+    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    method: Annotated[str | None, typer.Option(help="See `incrowd methods`.")] = None,
+    param: Annotated[ListOpt, typer.Option(help="Method parameter NAME=VALUE.")] = None,
+    release: Annotated[
+        str | None, typer.Option(help="generalized | microaggregated | centers.")
+    ] = None,
+    center: Annotated[str | None, typer.Option(help="centers release: centroid | medoid.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the row shuffle.")] = None,
+    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    na_values: Annotated[ListOpt, typer.Option(help="Extra tokens meaning missing.")] = None,
+    drop_missing: Annotated[
+        bool, typer.Option(help="Leave out records with a missing QI (counted as suppressed).")
+    ] = False,
+    missing: Annotated[str | None, typer.Option(help="error | drop | category.")] = None,
+    config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
+) -> None:
+    """Anonymize INPUT and write the release and its JSON metadata."""
+    from .anonymize import anonymize as run
+    from .data.io import read_table
+    from .job import Job, build_schema, split_list
+    from .release import metadata_path
+
+    with _errors():
+        job = Job.from_toml(config) if config else Job()
+        job = job.merged(
+            input=str(input) if input else None,
+            out=str(out) if out else None,
+            k=k,
+            method=method,
+            release=release,
+            center=center,
+            seed=seed,
+            sep=sep,
+            missing="drop" if drop_missing else missing,
+            na_values=split_list(na_values),
+            qi=split_list(qi),
+            sensitive=split_list(sensitive),
+            identifier=split_list(identifier),
+            insensitive=split_list(insensitive),
+            categorical=split_list(categorical),
+            numeric=split_list(numeric),
+            hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
+            params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()},
+        )
+        if job.input is None or job.out is None or job.k is None:
+            lacking = [f for f, v in (("INPUT", job.input), ("--out", job.out), ("--k", job.k))
+                       if v is None]
+            msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
+            raise InputError(msg)
+        if Path(job.out).resolve() == Path(job.input).resolve():
+            msg = "--out must not be the input file"
+            raise InputError(msg)
+        with _progress(not quiet and err_console.is_terminal) as stage:
+            table = read_table(job.input, sep=job.sep, na_values=job.na_values)
+            schema = build_schema(job, table)
+            result = run(
+                table,
+                schema,
+                job.k,
+                method=job.method,
+                release=job.release,
+                params=job.params,
+                seed=job.seed,
+                missing=job.missing,
+                center=job.center,
+                on_stage=stage,
+            )
+            stage("writing the release")
+            result.write(job.out)
+        meta = result.metadata
+        loss = meta["loss"]
+        out_console.print(
+            f"[bold green]released[/] {meta['n_released']} of {meta['n_input']} records "
+            f"({meta['n_suppressed']} suppressed) in {meta['n_crowds']} crowds; "
+            f"k achieved {meta['k_achieved']} (asked {meta['k']})"
+        )
+        ratio = meta["certified_ratio"]
+        certified = f"; certified ratio {ratio:.3f}" if ratio is not None else ""
+        out_console.print(
+            f"loss: NCP {loss['ncp']:.4f}, L_SSE {loss['l_sse']:.3f} %, "
+            f"discernibility {loss['discernibility']:.4g}{certified}; {meta['seconds']:.2f} s"
+        )
+        if meta["withheld_columns"]:
+            out_console.print(f"not published: {', '.join(meta['withheld_columns'])}")
+        out_console.print(f"wrote {job.out} and {metadata_path(job.out)}")
+
+
+@app.command()
+def verify(
+    release: Annotated[Path, typer.Argument(help="A written release (CSV or Parquet).")],
+    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
+    sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
+) -> None:
+    """Check a release from the published file alone; exit 0 only if it is k-anonymous."""
+    from .job import split_list
+    from .privacy import verify as check
+
+    with _errors():
+        report = check(release, split_list(qi), k, sep=sep)
+    if report.ok:
+        out_console.print(
+            f"[bold green]OK[/]: {release} is {k}-anonymous ({report.form} release; "
+            f"{report.n_records} records in {report.n_classes} groups, smallest {report.k_achieved})"
+        )
+        return
+    for problem in report.problems:
+        err_console.print(f"[bold red]FAILED[/]: {problem}", soft_wrap=True)
+    raise typer.Exit(1)
+
+
+@app.command()
+def evaluate(
+    input: Annotated[Path, typer.Argument(help="The original table.")],
+    release: Annotated[Path, typer.Argument(help="A written release of it.")],
+    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
+    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
+    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
+) -> None:
+    """Print the information loss of RELEASE relative to INPUT."""
+    from .data.columns import handle_missing
+    from .data.io import read_table
+    from .evaluate import evaluate_release
+    from .job import Job, build_schema, split_list
+    from .privacy import read_metadata
+
+    with _errors():
+        table = read_table(input, sep=sep)
+        job = Job(
+            qi=split_list(qi),
+            hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
+            categorical=split_list(categorical),
+            numeric=split_list(numeric),
+        )
+        schema = build_schema(job, table)
+        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
+        published = read_table(release)
+        meta = read_metadata(release)
+        figures = evaluate_release(table, published, schema, meta)
+    grid = Table(title=f"information loss of {release}", show_header=True)
+    grid.add_column("measure")
+    grid.add_column("value", justify="right")
+    grid.add_column("recorded at release", justify="right")
+    recorded = dict((meta or {}).get("loss", {})) | {
+        k: (meta or {}).get(k) for k in ("n_input", "n_released", "n_suppressed", "k_achieved")
+    }
+    for key, value in figures.items():
+        shown = "—" if value is None else (f"{value:.6g}" if isinstance(value, float) else value)
+        rec = recorded.get(key)
+        rec_shown = "" if rec is None else (f"{rec:.6g}" if isinstance(rec, float) else str(rec))
+        grid.add_row(key, str(shown), rec_shown)
+    out_console.print(grid)
+
+
+@app.command()
+def methods() -> None:
+    """List the methods with their guarantees and references."""
+    from .algorithms import METHODS
+
+    grid = Table(show_header=True)
+    for col in ("method", "guarantee", "objective", "reference"):
+        grid.add_column(col)
+    for name, cls in sorted(METHODS.items()):
+        g = cls.guarantee
+        measure = getattr(cls, "cost_measure", "")
+        grid.add_row(name, g.text, measure if isinstance(measure, str) else "", g.reference)
+    out_console.print(grid)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Show the version.")] = False,
+) -> None:
+    if version:
+        out_console.print(f"incrowd {__version__}")
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="incrowd")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

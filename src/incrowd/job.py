@@ -1,0 +1,176 @@
+"""An anonymization job: everything ``incrowd anonymize`` needs, from flags or a TOML file.
+
+A job file names the same things as the command-line flags::
+
+    input = "adult.csv"          # paths are relative to the job file
+    out = "adult-k5.csv"
+    k = 5
+    method = "mdav"              # see `incrowd methods`
+    release = "generalized"      # or "microaggregated", "centers"
+    seed = 1
+    sep = ";"
+    missing = "error"            # or "drop", "category"
+
+    [columns]
+    qi = ["age", "sex", "zip"]
+    sensitive = ["salary-class"]
+    identifier = ["name"]
+    insensitive = []
+    categorical = []
+    numeric = []
+
+    [hierarchy]                  # a file, "prefix", or "intervals:5,10,20"
+    sex = "adult_hierarchy_sex.csv"
+    zip = "prefix"
+
+    [params]                     # extra parameters of the method
+    variant = "classic"
+
+Flags given on the command line override the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .data.columns import MissingPolicy
+from .data.hierarchy import Hierarchy
+from .data.schema import Schema, is_missing
+from .errors import HierarchyError, InputError, SchemaError
+
+__all__ = ["Job", "build_hierarchy", "build_schema"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """The settings of one anonymization run (see the module docstring for the file form)."""
+
+    input: str | None = None
+    out: str | None = None
+    k: int | None = None
+    method: str = "mdav"
+    release: str = "generalized"
+    seed: int | None = None
+    sep: str | None = None
+    missing: MissingPolicy = "error"
+    center: str = "centroid"
+    na_values: tuple[str, ...] = ()
+    qi: tuple[str, ...] = ()
+    sensitive: tuple[str, ...] = ()
+    identifier: tuple[str, ...] = ()
+    insensitive: tuple[str, ...] = ()
+    categorical: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
+    hierarchy: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Job:
+        """Read a job file; relative paths in it are taken relative to the file."""
+        path = Path(path)
+        if not path.is_file():
+            msg = f"job file not found: {path}"
+            raise InputError(msg)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            msg = f"{path}: not a valid TOML job file ({exc})"
+            raise InputError(msg) from exc
+        base = path.parent
+        columns = data.pop("columns", {})
+        hierarchy = data.pop("hierarchy", {})
+        params = data.pop("params", {})
+        known = {f.name for f in fields(cls)} - {"hierarchy", "params"}
+        unknown = sorted((set(data) | set(columns)) - known)
+        if unknown:
+            msg = f"{path}: unknown setting {unknown[0]!r}"
+            raise InputError(msg)
+        values: dict[str, Any] = dict(data)
+        for key, val in columns.items():
+            values[key] = tuple(_as_list(val, f"{path}: columns.{key}"))
+        if "na_values" in values:
+            values["na_values"] = tuple(_as_list(values["na_values"], f"{path}: na_values"))
+        for key in ("input", "out"):
+            if key in values:
+                values[key] = str(base / str(values[key]))
+        values["hierarchy"] = {
+            str(col): (spec if _is_builder(str(spec)) else str(base / str(spec)))
+            for col, spec in hierarchy.items()
+        }
+        values["params"] = dict(params)
+        return cls(**values)
+
+    def merged(self, **overrides: Any) -> Job:
+        """This job with the given settings replaced, where they are not None / empty."""
+        given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
+        if "hierarchy" in given:
+            given["hierarchy"] = dict(self.hierarchy) | dict(given["hierarchy"])
+        if "params" in given:
+            given["params"] = dict(self.params) | dict(given["params"])
+        return replace(self, **given)
+
+
+def _as_list(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = f"{where} must be a list of column names"
+    raise InputError(msg)
+
+
+def _is_builder(spec: str) -> bool:
+    return spec == "prefix" or spec.startswith("intervals:")
+
+
+def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
+    """A hierarchy from a spec: a file path, ``prefix``, or ``intervals:w1,w2,...``."""
+    present = column[~is_missing(column)]
+    if spec == "prefix":
+        return Hierarchy.from_prefix(present.astype(str), source=f"prefix hierarchy of {name!r}")
+    if spec.startswith("intervals:"):
+        try:
+            widths = [float(w) for w in spec.split(":", 1)[1].split(",") if w.strip()]
+            values = pd.to_numeric(present.astype(str).str.strip()).to_numpy(dtype=float)
+        except ValueError as exc:
+            msg = f"interval hierarchy of {name!r}: {exc}"
+            raise HierarchyError(msg) from exc
+        return Hierarchy.from_intervals(values, widths, source=f"interval hierarchy of {name!r}")
+    return Hierarchy.from_csv(spec)
+
+
+def build_schema(job: Job, table: pd.DataFrame) -> Schema:
+    """The schema a job describes, with hierarchies resolved against the table."""
+    if not job.qi:
+        msg = "no quasi-identifiers given (--qi a,b,c)"
+        raise SchemaError(msg)
+    hierarchies = {}
+    for name, spec in job.hierarchy.items():
+        if name not in table.columns:
+            msg = f"unknown column {name!r} (given a hierarchy)"
+            raise SchemaError(msg)
+        hierarchies[name] = build_hierarchy(spec, table[name], name)
+    return Schema.infer(
+        table,
+        job.qi,
+        sensitive=job.sensitive,
+        insensitive=job.insensitive,
+        identifiers=job.identifier,
+        hierarchies=hierarchies,
+        categorical=job.categorical,
+        numeric=job.numeric,
+    )
+
+
+def split_list(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Flatten repeated and comma-separated option values: ``["a,b", "c"] → ("a", "b", "c")``."""
+    out: list[str] = []
+    for v in values or ():
+        out.extend(p.strip() for p in v.split(",") if p.strip())
+    return tuple(out)

@@ -1,0 +1,118 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from incrowd import (
+    Categorical,
+    Hierarchical,
+    Hierarchy,
+    InputError,
+    MetricSpace,
+    Numeric,
+    ParameterError,
+    Schema,
+    SchemaError,
+)
+
+
+@st.composite
+def hierarchy_tables(draw):
+    """A random hierarchy (random tree of labels) and a table of values drawn from it."""
+    n_values = draw(st.integers(1, 8))
+    height = draw(st.integers(1, 4))
+    rows = [[f"v{i}"] for i in range(n_values)]
+    parents = list(range(n_values))
+    for j in range(1, height):
+        n_nodes = len(set(parents))
+        group = {p: draw(st.integers(0, max(0, n_nodes - 2))) for p in sorted(set(parents))}
+        parents = [group[p] for p in parents]
+        for row, p in zip(rows, parents, strict=True):
+            row.append(f"L{j}_{p}")
+    n = draw(st.integers(2, 12))
+    data = draw(st.lists(st.integers(0, n_values - 1), min_size=n, max_size=n))
+    return Hierarchy.from_rows(rows), [f"v{i}" for i in data]
+
+
+def generalization_cost(h: Hierarchy, a: str, b: str) -> float:
+    """h_ab / l: the lowest level at which a and b meet, over the height (Aggarwal et al.)."""
+    ca, cb = h.encode([a])[0], h.encode([b])[0]
+    meet = next(j for j in range(h.height + 1) if ca[j] == cb[j])
+    return meet / h.height
+
+
+@given(st.lists(hierarchy_tables(), min_size=1, max_size=3), st.data())
+def test_l1_distance_equals_generalization_cost(attrs, data):
+    n = min(len(v) for _, v in attrs)
+    table = pd.DataFrame({f"a{j}": v[:n] for j, (_, v) in enumerate(attrs)})
+    weights = [data.draw(st.sampled_from([1.0, 0.5, 2.0])) for _ in attrs]
+    schema = Schema(
+        {f"a{j}": Hierarchical(h, weight=w) for j, ((h, _), w) in enumerate(zip(attrs, weights))}
+    )
+    l1 = MetricSpace.from_table(table, schema, norm=1)
+    l2 = MetricSpace.from_table(table, schema, norm=2)
+    d1, d2 = l1.pairwise(), l2.pairwise()
+    for a in range(n):
+        for b in range(n):
+            cost = sum(
+                w * generalization_cost(h, table.iloc[a, j], table.iloc[b, j])
+                for j, ((h, _), w) in enumerate(zip(attrs, weights))
+            )
+            sq = sum(
+                w**2 * generalization_cost(h, table.iloc[a, j], table.iloc[b, j])
+                for j, ((h, _), w) in enumerate(zip(attrs, weights))
+            )
+            assert d1[a, b] == pytest.approx(cost, abs=1e-12)
+            assert d2[a, b] ** 2 == pytest.approx(sq, abs=1e-12)
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+def test_categorical_values_are_at_distance_weight(norm):
+    table = pd.DataFrame({"c": ["x", "y", "x", "z"], "d": [1, 1, 2, 2]})
+    schema = Schema({"c": Categorical(), "d": Categorical(weight=3.0)})
+    d = MetricSpace.from_table(table, schema, norm=norm).pairwise()
+    assert d[0, 2] == pytest.approx(3.0)
+    assert d[0, 1] == pytest.approx(1.0)
+    assert d[1, 3] == pytest.approx((1 + 3.0**norm) ** (1 / norm))
+
+
+def test_numeric_scales():
+    table = pd.DataFrame({"x": [0.0, 2.0, 4.0, 10.0]})
+    by_range = MetricSpace.from_table(table, Schema({"x": Numeric()})).points[:, 0]
+    assert by_range.tolist() == [0.0, 0.2, 0.4, 1.0]
+    by_std = MetricSpace.from_table(table, Schema({"x": Numeric(scale="std")})).points[:, 0]
+    assert by_std.std() == pytest.approx(1.0)
+    fixed = MetricSpace.from_table(table, Schema({"x": Numeric(scale=2.0, weight=3.0)}))
+    assert fixed.pairwise()[0, 3] == pytest.approx(15.0)
+    const = MetricSpace.from_table(pd.DataFrame({"x": [5, 5]}), Schema({"x": Numeric()}))
+    assert const.points.tolist() == [[0.0], [0.0]]
+    with pytest.raises(SchemaError):
+        Numeric(scale="median")
+    with pytest.raises(SchemaError):
+        Numeric(weight=-1)
+
+
+def test_neighbour_queries_match_brute_force():
+    rng = np.random.default_rng(3)
+    space = MetricSpace.from_array(rng.normal(size=(300, 4)))
+    full = space.pairwise()
+    dist, idx = space.knn(5)
+    np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :5])
+    assert (idx[:, 0] == np.arange(300)).all()
+    r = float(np.median(full))
+    np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))
+    l1 = MetricSpace.from_array(space.points, norm=1)
+    np.testing.assert_allclose(l1.knn(3)[0], np.sort(l1.pairwise(), axis=1)[:, :3])
+
+
+def test_refuses_large_pairwise_and_bad_input():
+    space = MetricSpace.from_array(np.zeros((5000, 1)))
+    with pytest.raises(ParameterError, match="distance matrix"):
+        space.pairwise()
+    with pytest.raises(InputError):
+        MetricSpace.from_array([[1.0, np.nan]])
+    with pytest.raises(InputError):
+        MetricSpace.from_array([["a", "b"]])
+    with pytest.raises(ParameterError):
+        MetricSpace.from_array([[1.0]], norm=3)
