@@ -27,17 +27,28 @@ def tables(draw, min_rows: int = 2, max_rows: int = 40):
             "income": draw(st.lists(floats, min_size=n, max_size=n)),
             "sex": draw(st.lists(st.sampled_from(["F", "M"]), min_size=n, max_size=n)),
             "letter": draw(st.lists(st.sampled_from("abcde"), min_size=n, max_size=n)),
-            "disease": draw(st.lists(st.sampled_from(["flu", "cold", "none"]), min_size=n, max_size=n)),
+            "disease": draw(
+                st.lists(st.sampled_from(["flu", "cold", "none"]), min_size=n, max_size=n)
+            ),
             "note": draw(st.lists(st.text("xyz", max_size=3), min_size=n, max_size=n)),
         }
     )
     qis = draw(
-        st.lists(st.sampled_from(["age", "income", "sex", "letter"]), min_size=1, max_size=4, unique=True)
+        st.lists(
+            st.sampled_from(["age", "income", "sex", "letter"]), min_size=1, max_size=4, unique=True
+        )
     )
-    metrics = {"age": Numeric(), "income": Numeric(scale="std"), "sex": Categorical(),
-               "letter": Hierarchical(LETTERS)}
+    metrics = {
+        "age": Numeric(),
+        "income": Numeric(scale="std"),
+        "sex": Categorical(),
+        "letter": Hierarchical(LETTERS),
+    }
     schema = Schema(
-        {q: metrics[q] for q in qis}, sensitive=["disease"], insensitive=["note"], identifiers=["id"]
+        {q: metrics[q] for q in qis},
+        sensitive=["disease"],
+        insensitive=["note"],
+        identifiers=["id"],
     )
     k = draw(st.integers(2, max(2, min(6, n))))
     return table, schema, k

@@ -101,6 +101,11 @@ def test_mdav_is_never_below_the_optimum_and_usually_close():
 
 def test_set_partitions_enumerates_bell_numbers():
     assert [sum(1 for _ in set_partitions(list(range(n)))) for n in range(6)] == [
-        1, 1, 2, 5, 15, 52
+        1,
+        1,
+        2,
+        5,
+        15,
+        52,
     ]
     assert list(itertools.islice(set_partitions([0, 1]), 5)) == [[[0], [1]], [[0, 1]]]

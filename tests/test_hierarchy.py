@@ -14,8 +14,16 @@ def write(tmp_path, text, name="h.csv"):
 
 
 def test_reads_every_bundled_adult_hierarchy():
-    expected_height = {"sex": 1, "race": 1, "education": 3, "native-country": 2,
-                       "workclass": 2, "occupation": 2, "marital-status": 2, "age": 4}
+    expected_height = {
+        "sex": 1,
+        "race": 1,
+        "education": 3,
+        "native-country": 2,
+        "workclass": 2,
+        "occupation": 2,
+        "marital-status": 2,
+        "age": 4,
+    }
     for name in (*ADULT_QIS, "salary-class"):
         h = Hierarchy.from_csv(adult_hierarchy_path(name))
         assert h.labels[-1] == ("*",)
@@ -42,7 +50,10 @@ def test_quality_example_of_the_paper_and_implicit_root(tmp_path):
         ("a;x;*\nb;x\n", "row 2 has 2 cells but row 1 has 3"),
         ("a;x;*\nb;;*\n", "row 2 has an empty cell at level 1"),
         ("a;x;*\na;y;*\n", "value 'a' generalizes to both 'x' \\(row 1\\) and 'y' \\(row 2\\)"),
-        ("a;x;p\nb;x;q\n", "level-1 label 'x' generalizes to both 'p' \\(row 1\\) and 'q' \\(row 2\\)"),
+        (
+            "a;x;p\nb;x;q\n",
+            "level-1 label 'x' generalizes to both 'p' \\(row 1\\) and 'q' \\(row 2\\)",
+        ),
     ],
 )
 def test_malformed_hierarchies_are_reported_precisely(tmp_path, text, message):
@@ -79,7 +90,12 @@ def test_prefix_builder_masks_trailing_characters():
     h = Hierarchy.from_prefix(["80000", "80010", "81000"])
     row = h.encode(["80010"])[0]
     assert [h.label(j, row[j]) for j in range(h.height + 1)] == [
-        "80010", "8001*", "800**", "80***", "8****", "*****"
+        "80010",
+        "8001*",
+        "800**",
+        "80***",
+        "8****",
+        "*****",
     ]
     with pytest.raises(HierarchyError, match="equal length"):
         Hierarchy.from_prefix(["501", "80000"])

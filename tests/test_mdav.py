@@ -8,18 +8,35 @@ from hypothesis.extra.numpy import arrays
 from incrowd import MDAV, InfeasibleError, MetricSpace, ParameterError, Partition
 from incrowd.metrics import l_sse, sse_loss
 
-EIA_COLUMNS = ["UTILITYID", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
-               "INDSALES", "OTHREVENUE", "OTHRSALES", "TOTREVENUE", "TOTSALES"]
+EIA_COLUMNS = [
+    "UTILITYID",
+    "RESREVENUE",
+    "RESSALES",
+    "COMREVENUE",
+    "COMSALES",
+    "INDREVENUE",
+    "INDSALES",
+    "OTHREVENUE",
+    "OTHRSALES",
+    "TOTREVENUE",
+    "TOTSALES",
+]
 
 # Independent reference values of ../shared/datasets/README.md: SSE on data standardized to
 # zero mean and unit population variance.
 REFERENCE = {
-    ("tarragona", 2): (1011.4138, 1005.5945), ("tarragona", 3): (1835.8312, 1839.4611),
-    ("tarragona", 5): (2435.3148, 2473.9939), ("tarragona", 10): (3598.7726, 3601.2120),
-    ("census", 2): (446.2076, 444.3914), ("census", 3): (799.1830, 793.7597),
-    ("census", 5): (1276.0163, 1247.3173), ("census", 10): (1987.4926, 1966.5217),
-    ("eia", 2): (140.7115, 140.3424), ("eia", 3): (217.3804, 215.1094),
-    ("eia", 5): (750.2038, 783.0259), ("eia", 10): (1728.3124, 1580.8010),
+    ("tarragona", 2): (1011.4138, 1005.5945),
+    ("tarragona", 3): (1835.8312, 1839.4611),
+    ("tarragona", 5): (2435.3148, 2473.9939),
+    ("tarragona", 10): (3598.7726, 3601.2120),
+    ("census", 2): (446.2076, 444.3914),
+    ("census", 3): (799.1830, 793.7597),
+    ("census", 5): (1276.0163, 1247.3173),
+    ("census", 10): (1987.4926, 1966.5217),
+    ("eia", 2): (140.7115, 140.3424),
+    ("eia", 3): (217.3804, 215.1094),
+    ("eia", 5): (750.2038, 783.0259),
+    ("eia", 10): (1728.3124, 1580.8010),
 }
 
 
@@ -112,6 +129,7 @@ def test_large_input_uses_all_chunks_consistently():
     import numba
 
     from incrowd.algorithms._mdav_kernel import mdav_labels
+
     one = mdav_labels(X, 3, False, 1)
     many = mdav_labels(X, 3, False, numba.get_num_threads())
     assert Partition(one) == Partition(many)
@@ -132,8 +150,12 @@ def test_sklearn_style_use_and_contract():
 
 @pytest.mark.parametrize(
     ("params", "error"),
-    [({"k": 1}, ParameterError), ({"k": 2.5}, ParameterError), ({"k": 9}, InfeasibleError),
-     ({"k": 2, "variant": "double"}, ParameterError)],
+    [
+        ({"k": 1}, ParameterError),
+        ({"k": 2.5}, ParameterError),
+        ({"k": 9}, InfeasibleError),
+        ({"k": 2, "variant": "double"}, ParameterError),
+    ],
 )
 def test_bad_parameters(params, error):
     with pytest.raises(error):

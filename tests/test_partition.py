@@ -20,9 +20,7 @@ def test_groups_round_trip():
     assert p.labels[5] == -1
 
 
-@pytest.mark.parametrize(
-    ("groups", "n"), [([[0, 1], [1, 2]], 3), ([[0, 5]], 3), ([[0, 0]], 2)]
-)
+@pytest.mark.parametrize(("groups", "n"), [([[0, 1], [1, 2]], 3), ([[0, 5]], 3), ([[0, 0]], 2)])
 def test_from_groups_rejects_overlaps_and_bad_indices(groups, n):
     with pytest.raises(ValueError):
         Partition.from_groups(groups, n)

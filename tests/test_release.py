@@ -139,9 +139,22 @@ def test_same_seed_gives_byte_identical_release(tmp_path_factory, data, form, se
 def test_metadata_keys_scripts_rely_on(tmp_path):
     table, schema, _ = small_table()
     rel = anonymize(table, schema, 3, seed=5)
-    for key in ("method", "parameters", "seed", "version", "k", "n_input", "n_released",
-                "n_suppressed", "loss", "cost", "lower_bound", "certified_ratio", "guarantee",
-                "seconds"):
+    for key in (
+        "method",
+        "parameters",
+        "seed",
+        "version",
+        "k",
+        "n_input",
+        "n_released",
+        "n_suppressed",
+        "loss",
+        "cost",
+        "lower_bound",
+        "certified_ratio",
+        "guarantee",
+        "seconds",
+    ):
         assert key in rel.metadata, key
     assert rel.metadata["guarantee"] is None and rel.metadata["lower_bound"] is None
     assert rel.metadata["withheld_columns"] == ["name"]

@@ -48,7 +48,10 @@ def test_l1_distance_equals_generalization_cost(attrs, data):
     table = pd.DataFrame({f"a{j}": v[:n] for j, (_, v) in enumerate(attrs)})
     weights = [data.draw(st.sampled_from([1.0, 0.5, 2.0])) for _ in attrs]
     schema = Schema(
-        {f"a{j}": Hierarchical(h, weight=w) for j, ((h, _), w) in enumerate(zip(attrs, weights))}
+        {
+            f"a{j}": Hierarchical(h, weight=w)
+            for j, ((h, _), w) in enumerate(zip(attrs, weights, strict=True))
+        }
     )
     l1 = MetricSpace.from_table(table, schema, norm=1)
     l2 = MetricSpace.from_table(table, schema, norm=2)
@@ -57,11 +60,11 @@ def test_l1_distance_equals_generalization_cost(attrs, data):
         for b in range(n):
             cost = sum(
                 w * generalization_cost(h, table.iloc[a, j], table.iloc[b, j])
-                for j, ((h, _), w) in enumerate(zip(attrs, weights))
+                for j, ((h, _), w) in enumerate(zip(attrs, weights, strict=True))
             )
             sq = sum(
                 w**2 * generalization_cost(h, table.iloc[a, j], table.iloc[b, j])
-                for j, ((h, _), w) in enumerate(zip(attrs, weights))
+                for j, ((h, _), w) in enumerate(zip(attrs, weights, strict=True))
             )
             assert d1[a, b] == pytest.approx(cost, abs=1e-12)
             assert d2[a, b] ** 2 == pytest.approx(sq, abs=1e-12)

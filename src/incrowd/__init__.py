@@ -14,7 +14,7 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-from .algorithms import METHODS, MDAV, ExactPartition  # noqa: E402
+from .algorithms import MDAV, METHODS, ExactPartition  # noqa: E402
 from .anonymize import anonymize  # noqa: E402
 from .base import Algorithm, Guarantee  # noqa: E402
 from .data import (  # noqa: E402

@@ -151,4 +151,3 @@ def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
         key: value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
         for key, value in params.items()
     }
-

@@ -95,4 +95,3 @@ class Algorithm(ClusterMixin, BaseEstimator):
         if lb is None or not lb > 0:
             return None
         return float(self.cost_ / lb)
-

@@ -158,8 +158,11 @@ def anonymize(
             params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()},
         )
         if job.input is None or job.out is None or job.k is None:
-            lacking = [f for f, v in (("INPUT", job.input), ("--out", job.out), ("--k", job.k))
-                       if v is None]
+            lacking = [
+                f
+                for f, v in (("INPUT", job.input), ("--out", job.out), ("--k", job.k))
+                if v is None
+            ]
             msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
             raise InputError(msg)
         if Path(job.out).resolve() == Path(job.input).resolve():
@@ -216,7 +219,8 @@ def verify(
     if report.ok:
         out_console.print(
             f"[bold green]OK[/]: {release} is {k}-anonymous ({report.form} release; "
-            f"{report.n_records} records in {report.n_classes} groups, smallest {report.k_achieved})"
+            f"{report.n_records} records in {report.n_classes} groups, "
+            f"smallest {report.k_achieved})"
         )
         return
     for problem in report.problems:
@@ -280,8 +284,7 @@ def methods() -> None:
         grid.add_column(col)
     for name, cls in sorted(METHODS.items()):
         g = cls.guarantee
-        measure = getattr(cls, "cost_measure", "")
-        grid.add_row(name, g.text, measure if isinstance(measure, str) else "", g.reference)
+        grid.add_row(name, g.text, cls().cost_measure, g.reference)  # __init__ is inert
     out_console.print(grid)
 
 

@@ -78,7 +78,8 @@ def evaluate_release(
         "n_groups": report.n_classes,
         "k_achieved": report.k_achieved,
         "avg_group_size": report.n_records / report.n_classes if report.n_classes else 0.0,
-        "discernibility": published_discernibility(published, schema, form) + n_input * n_suppressed,
+        "discernibility": published_discernibility(published, schema, form)
+        + n_input * n_suppressed,
         "ncp": None,
         "sse": None,
         "l_sse": None,

@@ -3,8 +3,10 @@
 Used by the tests to check every approximation algorithm against the true optimum, and by
 reports to show how far a heuristic is from it. Subset dynamic programming over bitmasks:
 
-.. math::  f(S) = \\min_{G \\subseteq S,\\ \\min S \\in G,\\ |G| \\ge k,\\ |S \\setminus G| \\notin [1, k)}
-           \\ c(G) \\oplus f(S \\setminus G)
+.. math::  f(S) = \\min_{G} \\; c(G) \\oplus f(S \\setminus G)
+
+over :math:`G \\subseteq S` with :math:`\\min S \\in G`, :math:`|G| \\ge k` and
+:math:`|S \\setminus G| \\notin [1, k)`,
 
 with :math:`\\oplus = +` for additive costs (SSE, generalization cost) and :math:`\\max` for
 bottleneck costs (largest radius). Fixing the lowest record of :math:`S` in :math:`G`
@@ -228,6 +230,7 @@ class ExactPartition(Algorithm):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(1.0, "exact optimum", "subset dynamic programming")
+
     def __init__(self, k: int = 3, *, objective: Literal["sse", "max_radius"] = "sse") -> None:
         self.k = k
         self.objective = objective

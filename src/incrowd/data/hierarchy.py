@@ -31,7 +31,11 @@ def value_key(value: object) -> str:
     Integral floats print without a decimal point, so a column read as float (``39.0``)
     still finds the hierarchy row ``39``.
     """
-    if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
+    if (
+        isinstance(value, float | np.floating)
+        and math.isfinite(value)
+        and float(value).is_integer()
+    ):
         return str(int(value))
     return str(value)
 

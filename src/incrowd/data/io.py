@@ -64,6 +64,11 @@ def read_table(
             msg = f"{path}: cannot read as Parquet ({exc})"
             raise InputError(msg) from exc
         return _checked(frame, str(path))
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    if not head.strip():
+        msg = f"{path} is empty"
+        raise InputError(msg)
     sep = sep or detect_sep(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:

@@ -41,7 +41,9 @@ class Numeric:
     def __post_init__(self) -> None:
         if isinstance(self.scale, str):
             if self.scale not in ("range", "std"):
-                msg = f"Numeric scale must be 'range', 'std' or a positive number, got {self.scale!r}"
+                msg = (
+                    f"Numeric scale must be 'range', 'std' or a positive number, got {self.scale!r}"
+                )
                 raise SchemaError(msg)
         elif not float(self.scale) > 0:
             msg = f"Numeric scale must be positive, got {self.scale!r}"

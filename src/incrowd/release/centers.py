@@ -63,9 +63,7 @@ def release_centers(
     summaries = summarize(prep.columns, index)
     if center == "medoid":
         medoids = _medoids(space, index)
-        out = {
-            s.column.name: table[s.column.name].to_numpy()[medoids] for s in summaries
-        }
+        out = {s.column.name: table[s.column.name].to_numpy()[medoids] for s in summaries}
         center_points = space.points[medoids]
     else:
         out = {
@@ -81,7 +79,7 @@ def release_centers(
         values = table[name].astype(str).to_numpy()[index.order]
         out[name] = [
             json.dumps(dict(sorted(Counter(values[a:b]).items())), ensure_ascii=False)
-            for a, b in zip(index.starts[:-1], index.starts[1:])
+            for a, b in zip(index.starts[:-1], index.starts[1:], strict=True)
         ]
     frame = shuffled(pd.DataFrame(out), seed)
     meta = base_metadata("centers", schema, partition) | {"center": center}
@@ -122,7 +120,7 @@ def _radii(space: MetricSpace, index: CrowdIndex, centers: np.ndarray) -> np.nda
 def _medoids(space: MetricSpace, index: CrowdIndex) -> np.ndarray:
     """Record index of each crowd's 1-center among its members."""
     out = np.empty(index.sizes.size, dtype=np.intp)
-    for c, (a, b) in enumerate(zip(index.starts[:-1], index.starts[1:])):
+    for c, (a, b) in enumerate(zip(index.starts[:-1], index.starts[1:], strict=True)):
         members = index.order[a:b]
         worst = np.array([space.distances_to(space.points[i], members).max() for i in members])
         out[c] = members[int(np.argmin(worst))]

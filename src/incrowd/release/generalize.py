@@ -32,7 +32,9 @@ def generalized_labels(summary: Summary) -> np.ndarray:
     if isinstance(summary, NumericSummary):
         lo = [format_number(v) for v in summary.lo]
         hi = [format_number(v) for v in summary.hi]
-        return np.array([a if a == b else f"{a}-{b}" for a, b in zip(lo, hi)], dtype=object)
+        return np.array(
+            [a if a == b else f"{a}-{b}" for a, b in zip(lo, hi, strict=True)], dtype=object
+        )
     if isinstance(summary, CategoricalSummary):
         cats = np.asarray(summary.column.categories, dtype=object)
         return np.where(summary.agrees, cats[summary.mode], SUPPRESSED_VALUE).astype(object)

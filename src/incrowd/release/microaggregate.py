@@ -34,8 +34,10 @@ def release_microaggregated(
     seed: int | None = None,
     columns: tuple[QIColumn, ...] | None = None,
 ) -> Release:
-    """Publish ``table`` with quasi-identifiers replaced by their crowd's centroid (rows shuffled)."""
+    """Publish ``table`` with quasi-identifiers replaced by their crowd's centroid (shuffled)."""
     prep = prepare(table, partition, schema, columns)
     values = {s.column.name: centroid_values(s) for s in summarize(prep.columns, prep.index)}
     frame = record_table(table, prep, values, seed)
-    return Release(frame, "microaggregated", partition, base_metadata("microaggregated", schema, partition))
+    return Release(
+        frame, "microaggregated", partition, base_metadata("microaggregated", schema, partition)
+    )

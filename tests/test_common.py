@@ -1,0 +1,24 @@
+"""The common checks of incrowd.testing, run on every registered method."""
+
+import numpy as np
+import pytest
+
+from incrowd import METHODS
+from incrowd.testing import check_algorithm
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+@pytest.mark.parametrize("k", [2, 3])
+def test_common_checks(name, k):
+    ratios = check_algorithm(METHODS[name](k=k), n_instances=20)
+    assert min(ratios) >= 1 - 1e-9
+    if METHODS[name].guarantee.factor is not None:
+        assert max(ratios) <= METHODS[name].guarantee.factor + 1e-9
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_every_method_documents_its_guarantee(name):
+    cls = METHODS[name]
+    assert cls.guarantee.text and cls.guarantee.reference
+    assert cls.__doc__ and "Notes" in cls.__doc__
+    assert np.isscalar(cls.norm) and cls.norm in (1, 2)

@@ -1,0 +1,71 @@
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from incrowd import InputError, Schema, SchemaError, load_adult, read_table, write_table
+from incrowd.datasets import adult_path
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_separator_is_detected(tmp_path, sep):
+    path = tmp_path / "t.csv"
+    path.write_text(sep.join(["a", "b", "c"]) + "\n" + sep.join(["1", "x y", "NA"]) + "\n")
+    frame = read_table(path)
+    assert list(frame.columns) == ["a", "b", "c"]
+    assert frame.iloc[0].tolist() == ["1", "x y", "NA"]  # 'NA' is a value, not missing
+
+
+def test_na_values_and_explicit_separator(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("a;b\n1;?\n2;x\n")
+    frame = read_table(path, sep=";", na_values=["?"])
+    assert frame["b"].isna().tolist() == [True, False]
+
+
+def test_adult_has_crlf_and_semicolons():
+    frame = read_table(adult_path())
+    assert frame.shape == (30162, 9)
+    assert frame.columns[-1] == "salary-class" and frame.iloc[0, -1] == "<=50K"
+    table, schema = load_adult()
+    assert schema.qi_names[0] == "age" and schema.sensitive == ("salary-class",)
+
+
+def test_parquet_polars_and_arrow(tmp_path):
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    write_table(frame, tmp_path / "t.parquet")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "t.parquet"), frame)
+    assert read_table(pl.from_pandas(frame))["b"].tolist() == ["x", "y"]
+    assert read_table(pa.Table.from_pandas(frame))["a"].tolist() == [1, 2]
+    write_table(frame, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_text() == "a,b\n1,x\n2,y\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.parquet"]
+
+
+def test_bad_tables(tmp_path):
+    with pytest.raises(InputError, match="two columns"):
+        read_table(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+    with pytest.raises(InputError, match="no rows"):
+        read_table(pd.DataFrame({"a": []}))
+    with pytest.raises(InputError, match="expected a path"):
+        read_table(42)
+    (tmp_path / "bad.parquet").write_text("not parquet")
+    with pytest.raises(InputError, match="cannot read as Parquet"):
+        read_table(tmp_path / "bad.parquet")
+    (tmp_path / "latin.csv").write_bytes("a\n\xe9\n".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_table(tmp_path / "latin.csv")
+
+
+def test_schema_checks_columns():
+    frame = pd.DataFrame({"a": [1], "b": [2]})
+    schema = Schema.infer(frame, ["a"], sensitive=["b"])
+    with pytest.raises(SchemaError, match="unknown column 'c'"):
+        Schema.infer(frame, ["a", "c"])
+    with pytest.raises(SchemaError, match="categorical and numeric"):
+        Schema.infer(frame, ["a"], categorical=["a"], numeric=["a"])
+    with pytest.raises(SchemaError, match="not a quasi-identifier"):
+        Schema.infer(frame, ["a"], categorical=["b"])
+    with pytest.raises(SchemaError, match="at least one"):
+        Schema({})
+    assert schema.role("b") == "sensitive" and schema.role("zzz") is None
