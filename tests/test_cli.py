@@ -10,6 +10,8 @@ from incrowd.cli import app
 from incrowd.datasets import adult_hierarchy_path
 
 runner = CliRunner()
+QI_ARGS = ("--qi", "age,sex,zip", "--hierarchy", "zip=prefix",
+           "--hierarchy", f"sex={adult_hierarchy_path('sex')}")  # fmt: skip
 
 
 def invoke(*args):
@@ -48,23 +50,9 @@ def anonymize(path, tmp_path, *extra):
 
 def test_round_trip_anonymize_verify_evaluate(people, tmp_path):
     result = anonymize(
-        people,
-        tmp_path,
-        "--qi",
-        "age,sex,zip",
-        "--hierarchy",
-        "zip=prefix",
-        "--hierarchy",
-        f"sex={adult_hierarchy_path('sex')}",
-        "--sensitive",
-        "disease",
-        "--identifier",
-        "name",
-        "--k",
-        "3",
-        "--seed",
-        "4",
-    )
+        people, tmp_path, *QI_ARGS, "--sensitive", "disease", "--identifier", "name",
+        "--k", "3", "--seed", "4",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "k achieved" in result.stdout and "wrote" in result.stdout
     out = pd.read_csv(tmp_path / "out.csv", dtype=str)
@@ -75,17 +63,7 @@ def test_round_trip_anonymize_verify_evaluate(people, tmp_path):
     assert ok.exit_code == 0 and "OK" in ok.stdout
     too_much = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "7")
     assert too_much.exit_code == 1 and "FAILED" in too_much.stderr
-    ev = invoke(
-        "evaluate",
-        people,
-        tmp_path / "out.csv",
-        "--qi",
-        "age,sex,zip",
-        "--hierarchy",
-        "zip=prefix",
-        "--hierarchy",
-        f"sex={adult_hierarchy_path('sex')}",
-    )
+    ev = invoke("evaluate", people, tmp_path / "out.csv", *QI_ARGS)
     assert ev.exit_code == 0 and "ncp" in ev.stdout
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,7 +18,7 @@ from ..data.io import atomic_path
 from ..data.schema import Schema
 from ..errors import InputError, SchemaError
 from ..partition import Partition
-from .crowds import CrowdIndex
+from .crowds import CrowdIndex, Summary, summarize
 
 __all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number", "metadata_path"]
 
@@ -103,6 +103,22 @@ def prepare(
     keep = set(schema.sensitive) | set(schema.insensitive)
     passthrough = tuple(str(c) for c in table.columns if str(c) in keep)
     return Prepared(coded, CrowdIndex.from_partition(partition), passthrough)
+
+
+def record_release(
+    form: ReleaseForm,
+    crowd_value: Callable[[Summary], np.ndarray],
+    table: pd.DataFrame,
+    partition: Partition,
+    schema: Schema,
+    seed: int | None,
+    columns: tuple[QIColumn, ...] | None,
+) -> Release:
+    """A one-row-per-record release whose QIs take ``crowd_value`` of their crowd's summary."""
+    prep = prepare(table, partition, schema, columns)
+    values = {s.column.name: crowd_value(s) for s in summarize(prep.columns, prep.index)}
+    frame = record_table(table, prep, values, seed)
+    return Release(frame, form, partition, base_metadata(form, schema, partition))
 
 
 def record_table(

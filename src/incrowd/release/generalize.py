@@ -18,8 +18,8 @@ import pandas as pd
 from ..data.columns import QIColumn
 from ..data.schema import Schema
 from ..partition import Partition
-from ._release import Release, base_metadata, format_number, prepare, record_table
-from .crowds import CategoricalSummary, NumericSummary, Summary, summarize
+from ._release import Release, format_number, record_release
+from .crowds import CategoricalSummary, NumericSummary, Summary
 
 __all__ = ["release_generalized", "SUPPRESSED_VALUE", "generalized_labels"]
 
@@ -53,7 +53,6 @@ def release_generalized(
 
     ``columns`` may pass QI columns already coded (e.g. ``space.columns``) to skip re-parsing.
     """
-    prep = prepare(table, partition, schema, columns)
-    values = {s.column.name: generalized_labels(s) for s in summarize(prep.columns, prep.index)}
-    frame = record_table(table, prep, values, seed)
-    return Release(frame, "generalized", partition, base_metadata("generalized", schema, partition))
+    return record_release(
+        "generalized", generalized_labels, table, partition, schema, seed, columns
+    )

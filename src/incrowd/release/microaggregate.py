@@ -11,8 +11,8 @@ import pandas as pd
 from ..data.columns import QIColumn
 from ..data.schema import Schema
 from ..partition import Partition
-from ._release import Release, base_metadata, prepare, record_table
-from .crowds import CategoricalSummary, NumericSummary, Summary, summarize
+from ._release import Release, record_release
+from .crowds import CategoricalSummary, NumericSummary, Summary
 
 __all__ = ["release_microaggregated", "centroid_values"]
 
@@ -35,9 +35,6 @@ def release_microaggregated(
     columns: tuple[QIColumn, ...] | None = None,
 ) -> Release:
     """Publish ``table`` with quasi-identifiers replaced by their crowd's centroid (shuffled)."""
-    prep = prepare(table, partition, schema, columns)
-    values = {s.column.name: centroid_values(s) for s in summarize(prep.columns, prep.index)}
-    frame = record_table(table, prep, values, seed)
-    return Release(
-        frame, "microaggregated", partition, base_metadata("microaggregated", schema, partition)
+    return record_release(
+        "microaggregated", centroid_values, table, partition, schema, seed, columns
     )
