@@ -6,11 +6,15 @@ import pytest
 from incrowd import METHODS
 from incrowd.testing import check_algorithm
 
+EXTRA = {"r-gather-outliers": {"epsilon": 0.15}, "kr-center": {"k_max": 3},
+         "kr-center-outliers": {"k_max": 3, "epsilon": 0.15}}  # fmt: skip
+
 
 @pytest.mark.parametrize("name", sorted(METHODS))
 @pytest.mark.parametrize("k", [2, 3])
 def test_common_checks(name, k):
-    ratios = check_algorithm(METHODS[name](k=k), n_instances=20)
+    cls = METHODS[name]
+    ratios = check_algorithm(cls(**{cls.size_param: k}, **EXTRA.get(name, {})), n_instances=20)
     assert min(ratios) >= 1 - 1e-9
     if METHODS[name].guarantee.factor is not None:
         assert max(ratios) <= METHODS[name].guarantee.factor + 1e-9

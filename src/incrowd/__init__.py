@@ -14,7 +14,15 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-from .algorithms import MDAV, METHODS, ExactPartition  # noqa: E402
+from .algorithms import (  # noqa: E402
+    MDAV,
+    METHODS,
+    ExactPartition,
+    KRCenter,
+    KRCenterOutliers,
+    RGather,
+    RGatherOutliers,
+)
 from .anonymize import anonymize  # noqa: E402
 from .base import Algorithm, Guarantee  # noqa: E402
 from .data import (  # noqa: E402
@@ -59,11 +67,15 @@ __all__ = [
     "IncrowdError",
     "InfeasibleError",
     "InputError",
+    "KRCenter",
+    "KRCenterOutliers",
     "MetricSpace",
     "Numeric",
     "ParameterError",
     "Partition",
     "PrivacyViolation",
+    "RGather",
+    "RGatherOutliers",
     "Release",
     "Schema",
     "SchemaError",

@@ -38,7 +38,7 @@ def make_algorithm(method: str, k: int, params: Mapping[str, Any] | None = None)
         msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(METHODS))}"
         raise ParameterError(msg)
     try:
-        return cls(k=k, **dict(params or {}))
+        return cls(**{cls.size_param: k}, **dict(params or {}))
     except TypeError as exc:
         msg = f"method {method!r} does not take those parameters ({exc})"
         raise ParameterError(msg) from exc

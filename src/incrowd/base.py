@@ -71,6 +71,10 @@ class Algorithm(ClusterMixin, BaseEstimator):
     cost_measure: ClassVar[str]
     #: The norm of the metric space the method's guarantee is stated in.
     norm: ClassVar[int] = 2
+    #: Name of the minimum-crowd-size parameter (``k``, or ``r`` in the clustering paper).
+    size_param: ClassVar[str] = "k"
+    #: Whether the method may leave records out (label -1) under a budget.
+    allows_suppression: ClassVar[bool] = False
 
     partition_: Partition
     cost_: float

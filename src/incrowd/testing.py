@@ -10,32 +10,50 @@ paper's factor holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from sklearn.base import clone
 
-from .algorithms.exact import exact_partition, radius_subset_costs, sse_subset_costs
+from .algorithms.exact import (
+    exact_partition,
+    exact_with_limits,
+    radius_subset_costs,
+    sse_subset_costs,
+)
 from .base import Algorithm
 from .data.space import MetricSpace
 
-__all__ = ["check_algorithm", "optimum"]
-
-_EXACT: dict[str, Callable[[MetricSpace, int], float]] = {
-    "sse": lambda s, k: exact_partition(sse_subset_costs(s.points, k), s.n, k, "sum", 2 * k - 1)[0],
-    "max_radius": lambda s, k: exact_partition(
-        radius_subset_costs(s.points, k, s.norm), s.n, k, "max"
-    )[0],
-}
+__all__ = ["check_algorithm", "limits_of", "optimum"]
 
 
-def optimum(space: MetricSpace, k: int, cost_measure: str) -> float:
-    """Exact optimal cost of a tiny instance for a method's cost measure."""
-    try:
-        return _EXACT[cost_measure](space, k)
-    except KeyError:
-        msg = f"no exact solver registered for cost measure {cost_measure!r}: add it to _EXACT"
-        raise NotImplementedError(msg) from None
+def optimum(
+    space: MetricSpace,
+    k: int,
+    cost_measure: str,
+    max_groups: int | None = None,
+    budget: int = 0,
+) -> float:
+    """Exact optimal cost of a tiny instance for a method's cost measure and limits.
+
+    ``"sse"``: total within-crowd sum of squares. ``"max_radius"``: the largest radius with
+    centers at input points, with at most ``max_groups`` crowds and ``budget`` records left out.
+    """
+    if cost_measure == "sse" and max_groups is None and budget == 0:
+        costs = sse_subset_costs(space.points, k)
+        return exact_partition(costs, space.n, k, "sum", 2 * k - 1)[0]
+    if cost_measure == "max_radius":
+        costs = radius_subset_costs(space.points, k, space.norm)
+        return exact_with_limits(costs, space.n, k, "max", max_groups, budget)[0]
+    msg = f"no exact solver registered for cost measure {cost_measure!r}"
+    raise NotImplementedError(msg)
+
+
+def limits_of(estimator: Algorithm, n: int) -> tuple[int | None, int]:
+    """The (max_groups, budget) an estimator's parameters impose on an n-record instance."""
+    params = estimator.get_params()
+    k_max = params.get("k_max")
+    eps = params.get("epsilon")
+    budget = int(np.floor(eps * n + 1e-9)) if eps is not None else 0
+    return (int(k_max) if k_max is not None else None), budget
 
 
 def check_algorithm(
@@ -43,23 +61,23 @@ def check_algorithm(
     *,
     n_instances: int = 25,
     max_n: int = 11,
-    allows_suppression: bool = False,
     seed: int = 0,
 ) -> list[float]:
-    """Run all common checks on ``estimator`` (which must have a parameter ``k``).
+    """Run all common checks on ``estimator`` (its size parameter is ``estimator.size_param``).
 
     Returns the ratios ``cost_ / OPT`` seen on the tiny instances, for reporting.
     Raises AssertionError on the first failed check.
     """
     params = estimator.get_params()
-    assert "k" in params, "every algorithm takes the anonymity parameter k"
+    size = estimator.size_param
+    assert size in params, f"every algorithm takes its minimum crowd size {size!r}"
     twin = clone(estimator)
     assert twin.get_params() == params, "__init__ must store its parameters unchanged"
-    k = int(params["k"])
+    k = int(params[size])
     rng = np.random.default_rng(seed)
     ratios = []
     for _ in range(n_instances):
-        n = int(rng.integers(max(k, 2), max_n + 1))
+        n = int(rng.integers(k + 2, max_n + 1))
         X = rng.normal(size=(n, 2))
         X[rng.integers(0, n)] = X[0]  # a duplicate point: ties happen in real data
         before = X.copy()
@@ -70,12 +88,16 @@ def check_algorithm(
         assert labels.shape == (n,), "one label per record"
         part = model.partition_
         assert part.min_size >= k or part.n_clusters == 0, "every crowd must have >= k records"
-        if not allows_suppression:
+        max_groups, budget = limits_of(estimator, n)
+        if not estimator.allows_suppression:
             assert part.n_suppressed == 0, "this method must not suppress records"
+        assert part.n_suppressed <= budget, "more records left out than the budget allows"
+        if max_groups is not None:
+            assert part.n_clusters <= max_groups, "more crowds than allowed"
         again = clone(estimator).fit(X)
         assert again.partition_ == part, "fit must be deterministic for fixed parameters"
         space = MetricSpace.from_array(X)
-        opt = optimum(space, k, model.cost_measure)
+        opt = optimum(space, k, model.cost_measure, max_groups, budget)
         tol = 1e-9 * max(1.0, abs(opt))
         assert model.cost_ >= opt - tol, f"cost {model.cost_} is below the optimum {opt}"
         if model.lower_bound_ is not None:

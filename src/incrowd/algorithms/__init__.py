@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from ..base import Algorithm
 from .exact import ExactPartition
+from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
 from .mdav import MDAV
 
-__all__ = ["METHODS", "MDAV", "ExactPartition"]
+__all__ = [
+    "METHODS",
+    "MDAV",
+    "ExactPartition",
+    "KRCenter",
+    "KRCenterOutliers",
+    "RGather",
+    "RGatherOutliers",
+]
 
 #: Methods offered by ``incrowd anonymize --method``, by name.
 METHODS: dict[str, type[Algorithm]] = {
     "mdav": MDAV,
     "exact": ExactPartition,
+    "r-gather": RGather,
+    "r-gather-outliers": RGatherOutliers,
+    "kr-center": KRCenter,
+    "kr-center-outliers": KRCenterOutliers,
 }

@@ -32,6 +32,8 @@ __all__ = [
     "exact_partition",
     "sse_subset_costs",
     "radius_subset_costs",
+    "diameter_subset_costs",
+    "exact_with_limits",
     "subset_costs",
 ]
 
@@ -76,6 +78,58 @@ def _subset_dp(costs, n, k, max_size, use_max):
                 break
             t = (t - 1) & rest
     return best[full], choice
+
+
+@njit(cache=True)
+def _subset_dp_limited(costs, n, k, max_groups, use_max):
+    """Like _subset_dp, for every subset and every number of groups up to max_groups."""
+    size = 1 << n
+    pc = _popcounts(n)
+    best = np.full((max_groups + 1, size), np.inf)
+    choice = np.zeros((max_groups + 1, size), dtype=np.int64)
+    best[0, 0] = 0.0
+    for s in range(1, size):
+        ps = pc[s]
+        if ps < k:
+            continue
+        low = s & (-s)
+        rest = s ^ low
+        t = rest
+        while True:
+            g = t | low
+            pg = pc[g]
+            pr = ps - pg
+            if pg >= k and (pr == 0 or pr >= k):
+                r = s ^ g
+                for j in range(1, max_groups + 1):
+                    other = best[j - 1, r]
+                    if other < np.inf:
+                        val = max(costs[g], other) if use_max else costs[g] + other
+                        if val < best[j, s]:
+                            best[j, s] = val
+                            choice[j, s] = g
+            if t == 0:
+                break
+            t = (t - 1) & rest
+    return best, choice
+
+
+@njit(cache=True)
+def _diameter_costs(X, k, norm):
+    n = X.shape[0]
+    out = np.zeros(1 << n)
+    for s in range(1, 1 << n):
+        m = 0
+        worst = 0.0
+        for a in range(n):
+            if (s >> a) & 1:
+                m += 1
+                for b in range(a + 1, n):
+                    if (s >> b) & 1:
+                        worst = max(worst, _dist(X[a], X[b], norm))
+        if m >= k:
+            out[s] = worst
+    return out
 
 
 @njit(cache=True)
@@ -126,12 +180,12 @@ def _radius_costs(X, k, norm, at_point):
                 m += 1
         if m < k:
             continue
-        if at_point:
+        if at_point:  # the best input point as center, member or not
             best = np.inf
-            for a in range(m):
+            for a in range(n):
                 worst = 0.0
                 for b in range(m):
-                    worst = max(worst, _dist(X[members[a]], X[members[b]], norm))
+                    worst = max(worst, _dist(X[a], X[members[b]], norm))
                 best = min(best, worst)
             out[s] = best
         else:
@@ -162,10 +216,60 @@ def sse_subset_costs(X: np.ndarray, k: int) -> np.ndarray:
 def radius_subset_costs(
     X: np.ndarray, k: int, norm: int = 2, center: Literal["point", "centroid"] = "point"
 ) -> np.ndarray:
-    """Radius of every subset of size ≥ k: from its best member (``"point"``) or centroid."""
+    """Radius of every subset of size ≥ k, from the best input point as center (``"point"``,
+    member or not, as in the clustering paper's metric model) or from its centroid."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     _check_n(X.shape[0])
     return _radius_costs(X, k, norm, center == "point")
+
+
+def diameter_subset_costs(X: np.ndarray, k: int, norm: int = 2) -> np.ndarray:
+    """Diameter (largest pairwise distance) of every subset of size ≥ k.
+
+    Half the optimal largest diameter bounds the optimal radius with *any* centers from
+    below, which is the optimum the r-Gather guarantees are stated against.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    _check_n(X.shape[0])
+    return _diameter_costs(X, k, norm)
+
+
+def exact_with_limits(
+    costs: np.ndarray,
+    n: int,
+    k: int,
+    objective: Literal["sum", "max"] = "max",
+    max_groups: int | None = None,
+    budget: int = 0,
+) -> tuple[float, Partition]:
+    """Optimum with at most ``max_groups`` groups and up to ``budget`` records left out.
+
+    Records left out get label −1. For the (k, r)-Center and (r, ε)-Gather objectives.
+    """
+    _check_n(n)
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
+    groups = max_groups if max_groups is not None else max(1, n // k)
+    groups = max(1, min(groups, n // k))
+    best, choice = _subset_dp_limited(costs, n, k, groups, objective == "max")
+    pc = np.array([bin(s).count("1") for s in range(1 << n)])
+    allowed = pc >= n - budget
+    per_set = best.min(axis=0)
+    per_set[~allowed] = np.inf
+    target = int(np.argmin(per_set))
+    value = float(per_set[target])
+    if not np.isfinite(value):
+        msg = "no feasible partition under these limits"
+        raise ParameterError(msg)
+    labels = np.full(n, -1, dtype=np.intp)
+    j = int(np.argmin(best[:, target]))
+    s, g = target, 0
+    while s:
+        grp = int(choice[j, s])
+        labels[[i for i in range(n) if (grp >> i) & 1]] = g
+        s ^= grp
+        j -= 1
+        g += 1
+    return value, Partition(labels)
 
 
 def subset_costs(n: int, k: int, cost: Callable[[np.ndarray], float]) -> np.ndarray:
@@ -222,7 +326,7 @@ class ExactPartition(Algorithm):
     k : int, default 3
     objective : {"sse", "max_radius"}, default "sse"
         Total within-crowd sum of squares, or the largest crowd radius measured from the
-        best member of the crowd (the r-Gather objective of Aggarwal et al.).
+        best input point as center (the r-Gather objective of Aggarwal et al.).
 
     Notes
     -----
