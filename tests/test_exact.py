@@ -38,8 +38,9 @@ def sse(X, members):
 
 
 def radius_at_point(X, members):
+    """Radius from the best input point as center (member or not), the paper's model."""
     pts = X[members]
-    d = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(axis=2))
+    d = np.sqrt(((X[:, None] - pts[None]) ** 2).sum(axis=2))
     return float(d.max(axis=1).min())
 
 

@@ -131,10 +131,7 @@ def diameter_bound(space: MetricSpace) -> float:
 
 def neighbour_distances(space: MetricSpace, k: int) -> np.ndarray:
     """Distance from each point to its ``k``-th nearest other point (0 if k = 0)."""
-    if k <= 0:
-        return np.zeros(space.n)
-    dist, _ = space.knn(k + 1)
-    return dist[:, k]
+    return space.records.kth_distance(k)
 
 
 def reach(radius: float) -> float:
@@ -142,10 +139,9 @@ def reach(radius: float) -> float:
     return float(radius * (1 + SLACK))
 
 
-def ball(tree: cKDTree, space: MetricSpace, p: int, radius: float) -> np.ndarray:
+def ball(space: MetricSpace, p: int, radius: float) -> np.ndarray:
     """Indices of the points within ``radius`` of point ``p`` (inclusive)."""
-    found = tree.query_ball_point(space.points[p], reach(radius), p=space.norm)
-    return np.asarray(found, dtype=np.intp)
+    return space.records.ball(space.points[p], reach(radius))
 
 
 def greedy_marking(
@@ -164,13 +160,12 @@ def greedy_marking(
     owner = np.full(n, -1, dtype=np.intp)
     todo = np.ones(n, dtype=bool) if eligible is None else eligible.copy()
     centers: list[int] = []
-    tree = space.tree
     for p in range(n):
         if not todo[p]:
             continue
         if max_centers is not None and len(centers) >= max_centers:
             return None
-        members = ball(tree, space, p, radius)
+        members = ball(space, p, radius)
         members = members[todo[members]]
         owner[members] = len(centers)
         todo[members] = False
@@ -198,25 +193,16 @@ def saturating_assignment(
     queried = np.zeros(m, dtype=np.intp)  # how many were asked for when last queried
     complete = np.zeros(m, dtype=bool)
     lists: list[np.ndarray] = [np.empty(0, dtype=np.intp)] * m
-    tree = space.tree
     # query's upper bound is exclusive and compared squared: keep it from underflowing at 0
     bound = max(float(np.nextafter(reach(radius), np.inf)), 1e-150)
     while True:
         stale = np.flatnonzero(~complete & (queried < limit))
         if stale.size:
             k = int(limit[stale].max())
-            if k >= space.n:
-                found = [ball(tree, space, int(centers[i]), radius) for i in stale]
-            else:
-                _, idx = tree.query(
-                    space.points[centers[stale]], k=k, p=space.norm, distance_upper_bound=bound
-                )
-                idx = np.asarray(idx).reshape(stale.size, k)
-                found = [row[row < space.n] for row in idx]
+            found = space.records.nearest(space.points[centers[stale]], k, bound)
             queried[stale] = k
-            for i, pts in zip(stale, found, strict=True):
-                # fewer than k found within the radius: the whole ball is listed
-                complete[i] = k >= space.n or pts.size < k
+            for i, (pts, whole) in zip(stale, found, strict=True):
+                complete[i] = whole
                 lists[i] = pts if eligible is None else pts[eligible[pts]]
         chosen, source_side = _max_flow(lists, r)
         if chosen is not None:

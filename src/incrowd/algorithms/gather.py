@@ -424,7 +424,6 @@ class _Neighbours:
         ball_of: dict[int, list[int]] = {}  # reverse edges of the recounted points
         queue = [int(i) for i in np.flatnonzero(count < need)]
         alive[queue] = False
-        tree = space.tree
         while queue:
             v = queue.pop()
             listed = [int(i) for i in listed_by[v] if not recounted[i]]
@@ -435,7 +434,7 @@ class _Neighbours:
                 if count[i] >= need:
                     continue
                 if full[i] and not recounted[i]:  # the list was truncated: count exactly
-                    members = ball(tree, space, i, x)
+                    members = ball(space, i, x)
                     members = members[alive[members] & (members != i)]
                     count[i] = members.size
                     recounted[i] = True
@@ -463,11 +462,10 @@ def _cluster_core(
     labels = np.full(n, -1, dtype=np.intp)
     remaining = core.copy()
     centers: list[int] = []
-    tree = space.tree
     for p in np.flatnonzero(core):
         if not remaining[p]:
             continue
-        members = ball(tree, space, int(p), x)
+        members = ball(space, int(p), x)
         members = members[remaining[members]]
         if members.size < r:
             continue
@@ -498,9 +496,8 @@ def _cluster_points(
     labels = np.full(space.n, -1, dtype=np.intp)
     covered = np.zeros(space.n, dtype=bool)
     centers: list[int] = []
-    tree = space.tree
     for c in cand:
-        members = ball(tree, space, int(c), x)
+        members = ball(space, int(c), x)
         members = members[~covered[members] & in_s[members]]
         if members.size < r:
             continue
@@ -539,11 +536,11 @@ def _greedy_k_centers(
         neg, v = heapq.heappop(heap)
         if covered[v]:
             continue
-        current = int(np.count_nonzero(~covered[ball(tree, space, v, x)]))
+        current = int(np.count_nonzero(~covered[ball(space, v, x)]))
         if current != -neg:  # counts only shrink: a stale key goes back with its true count
             heapq.heappush(heap, (-current, v))
             continue
-        covered[ball(tree, space, v, 2 * x)] = True
+        covered[ball(space, v, 2 * x)] = True
         centers.append(v)
     if covered.sum() < need or not centers:
         return None

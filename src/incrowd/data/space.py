@@ -34,6 +34,7 @@ from .columns import (
     QIColumn,
     encode_qis,
 )
+from .neighbours import RecordIndex
 from .schema import Schema
 
 __all__ = ["Block", "MetricSpace"]
@@ -153,6 +154,11 @@ class MetricSpace:
         if self.norm == 1:
             return np.abs(diff).sum(axis=2)
         return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+    @cached_property
+    def records(self) -> RecordIndex:
+        """Neighbour queries answered on the distinct points, expanded to records."""
+        return RecordIndex(self.points, self.norm)
 
     @cached_property
     def tree(self) -> cKDTree:
