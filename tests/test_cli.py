@@ -220,3 +220,22 @@ def test_console_script_runs(people, tmp_path):
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert not (tmp_path / "o2.csv").exists()
+
+
+def test_gather_methods_from_the_command_line(people, tmp_path):
+    result = anonymize(people, tmp_path, "--qi", "age,sex", "--k", "3", "--method",
+                       "kr-center-outliers", "--epsilon", "0.2", "--max-clusters", "3",
+                       "--norm", "1", "--release", "centers")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["parameters"]["k_max"] == 3 and meta["parameters"]["epsilon"] == 0.2
+    assert meta["parameters"]["norm"] == 1 and meta["guarantee"] == 4.0
+    assert meta["lower_bound"] > 0 and "certified ratio" in result.stdout
+    assert meta["n_suppressed"] <= 2
+    assert invoke("verify", tmp_path / "out.csv", "--qi", "age,sex", "--k", "3").exit_code == 0
+
+
+def test_epsilon_for_a_method_without_outliers(people, tmp_path):
+    bad = anonymize(people, tmp_path, "--qi", "age", "--k", "3", "--method", "r-gather",
+                    "--epsilon", "0.1")  # fmt: skip
+    assert_clean_failure(bad, tmp_path, "does not take those parameters")

@@ -207,3 +207,16 @@ def test_every_method_publishes_every_form(method, form):
     assert meta["n_released"] + meta["n_suppressed"] == len(table)
     assert meta["lower_bound"] > 0 and meta["certified_ratio"] >= 1.0 - 1e-9
     assert meta["guarantee"] in (2.0, 4.0)
+
+
+def test_bisection_path_is_certified():
+    # Groups of four near-identical points: the first test fails for r = 3 and the search
+    # bisects real values (more than 2,500 points), certifying with the last failure.
+    rng = np.random.default_rng(2)
+    X = np.repeat(np.arange(1250.0), 4)[:, None] + rng.normal(scale=1e-3, size=(5000, 1))
+    model = RGather(r=3).fit(X)
+    assert model.n_tests_ > 1
+    assert model.partition_.min_size >= 3
+    assert 0 < model.lower_bound_ <= model.radius_ <= model.threshold_
+    assert model.certified_ratio_ <= 2 * (1 + model.tol)
+    assert model.radius_ < 0.01  # the groups themselves, not neighbouring groups

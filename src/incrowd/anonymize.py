@@ -55,6 +55,7 @@ def anonymize(
     seed: int | None = None,
     missing: MissingPolicy = "error",
     center: str = "centroid",
+    norm: int | None = None,
     on_stage: Callable[[str], None] | None = None,
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
@@ -63,6 +64,7 @@ def anonymize(
     before it is returned; its ``metadata`` holds the provenance, the record counts and the
     information loss figures. ``seed`` fixes the row shuffle (and any randomness of the
     method); when None a seed is drawn and recorded, so every release can be reproduced.
+    ``norm`` (1 or 2) overrides the method's default distance.
     """
     start = time.perf_counter()
     stage = on_stage or (lambda _name: None)
@@ -85,7 +87,8 @@ def anonymize(
             f"too few for crowds of {k}"
         )
         raise InfeasibleError(msg)
-    space = MetricSpace.from_table(kept, schema, norm=algorithm.norm)  # type: ignore[arg-type]
+    norm = algorithm.norm if norm is None else norm
+    space = MetricSpace.from_table(kept, schema, norm=norm)  # type: ignore[arg-type]
 
     stage(f"forming crowds ({method})")
     algorithm.fit(space)
@@ -98,7 +101,10 @@ def anonymize(
     elif release == "microaggregated":
         out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns)
     else:
-        out = release_centers(kept, partition, schema, space=space, center=center, seed=seed)
+        own = getattr(algorithm, "center_records_", None) if center == "medoid" else None
+        out = release_centers(
+            kept, partition, schema, space=space, center=center, seed=seed, center_records=own
+        )
 
     stage("measuring information loss")
     n_input = len(frame)
@@ -121,7 +127,7 @@ def anonymize(
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = dict(out.metadata) | {
         "method": method,
-        "parameters": _jsonable(algorithm.get_params()) | {"norm": algorithm.norm},
+        "parameters": _jsonable(algorithm.get_params()) | {"norm": norm},
         "seed": seed,
         "version": __version__,
         "k": k,

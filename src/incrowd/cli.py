@@ -115,6 +115,13 @@ def anonymize(
     numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
     method: Annotated[str | None, typer.Option(help="See `incrowd methods`.")] = None,
     param: Annotated[ListOpt, typer.Option(help="Method parameter NAME=VALUE.")] = None,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Fraction of records that may stay unclustered.")
+    ] = None,
+    max_clusters: Annotated[
+        int | None, typer.Option(help="Largest number of crowds (kr-center methods).")
+    ] = None,
+    norm: Annotated[int | None, typer.Option(help="Distance: 1 (L1) or 2 (Euclidean).")] = None,
     release: Annotated[
         str | None, typer.Option(help="generalized | microaggregated | centers.")
     ] = None,
@@ -155,7 +162,10 @@ def anonymize(
             categorical=split_list(categorical),
             numeric=split_list(numeric),
             hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
-            params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()},
+            params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()}
+            | ({"epsilon": epsilon} if epsilon is not None else {})
+            | ({"k_max": max_clusters} if max_clusters is not None else {}),
+            norm=norm,
         )
         if job.input is None or job.out is None or job.k is None:
             lacking = [
@@ -181,6 +191,7 @@ def anonymize(
                 seed=job.seed,
                 missing=job.missing,
                 center=job.center,
+                norm=job.norm,
                 on_stage=stage,
             )
             stage("writing the release")

@@ -10,6 +10,7 @@ A job file names the same things as the command-line flags::
     seed = 1
     sep = ";"
     missing = "error"            # or "drop", "category"
+    norm = 2                     # distance: 1 (L1) or 2 (Euclidean); default: the method's
 
     [columns]
     qi = ["age", "sex", "zip"]
@@ -60,6 +61,7 @@ class Job:
     sep: str | None = None
     missing: MissingPolicy = "error"
     center: str = "centroid"
+    norm: int | None = None
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()

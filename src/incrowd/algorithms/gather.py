@@ -24,6 +24,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from ..base import Algorithm, Guarantee, check_k
+from ..data.recenter import CANDIDATES, recenter
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
 from ..partition import Partition
@@ -37,7 +38,6 @@ from ._gather_core import (
     saturating_assignment,
     search_threshold,
 )
-from ._recenter import CANDIDATES, recenter
 
 __all__ = ["RGather", "RGatherOutliers", "KRCenter", "KRCenterOutliers"]
 

@@ -61,9 +61,7 @@ class RecordIndex:
         ids = self.tree.query_ball_point(center, radius, p=self.norm)
         return self.expand(np.asarray(ids, dtype=np.intp))
 
-    def nearest(
-        self, centers: np.ndarray, k: int, bound: float
-    ) -> list[tuple[np.ndarray, bool]]:
+    def nearest(self, centers: np.ndarray, k: int, bound: float) -> list[tuple[np.ndarray, bool]]:
         """For each center: its ``k`` nearest records closer than ``bound`` (exclusive), and
         whether that list holds every record in range."""
         k_ids = min(k, self.points.shape[0])

@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ..data.recenter import CANDIDATES, recenter
 from ..data.schema import Schema
 from ..data.space import MetricSpace
 from ..errors import ParameterError
@@ -47,11 +48,14 @@ def release_centers(
     space: MetricSpace | None = None,
     center: Literal["centroid", "medoid"] = "centroid",
     seed: int | None = None,
+    center_records: np.ndarray | None = None,
 ) -> Release:
     """Publish one row per crowd: center, count, radius and sensitive multisets (rows shuffled).
 
     ``space`` is the metric space the radii are measured in (built from ``table`` and
-    ``schema`` with the L2 norm when not given).
+    ``schema`` with the L2 norm when not given). With ``center="medoid"``,
+    ``center_records`` may give the record to publish as each crowd's center (an
+    algorithm's own centers, e.g. ``RGather.center_records_``, whose radius it guarantees).
     """
     if center not in ("centroid", "medoid"):
         msg = f"center must be 'centroid' or 'medoid', got {center!r}"
@@ -62,7 +66,7 @@ def release_centers(
     index = prep.index
     summaries = summarize(prep.columns, index)
     if center == "medoid":
-        medoids = _medoids(space, index)
+        medoids = _medoids(space, index, center_records)
         out = {s.column.name: table[s.column.name].to_numpy()[medoids] for s in summaries}
         center_points = space.points[medoids]
     else:
@@ -117,11 +121,9 @@ def _radii(space: MetricSpace, index: CrowdIndex, centers: np.ndarray) -> np.nda
     return np.maximum.reduceat(d, index.starts[:-1])
 
 
-def _medoids(space: MetricSpace, index: CrowdIndex) -> np.ndarray:
-    """Record index of each crowd's 1-center among its members."""
-    out = np.empty(index.sizes.size, dtype=np.intp)
-    for c, (a, b) in enumerate(zip(index.starts[:-1], index.starts[1:], strict=True)):
-        members = index.order[a:b]
-        worst = np.array([space.distances_to(space.points[i], members).max() for i in members])
-        out[c] = members[int(np.argmin(worst))]
-    return out
+def _medoids(space: MetricSpace, index: CrowdIndex, start: np.ndarray | None = None) -> np.ndarray:
+    """Record index of each crowd's center among input records: the member (or the given
+    start record) with the smallest radius, searched as in the algorithms' re-centering."""
+    first = index.order[index.starts[:-1]] if start is None else np.asarray(start, np.intp)
+    best, _ = recenter(space.points, index.order, index.starts, first, space.norm, CANDIDATES)
+    return best
