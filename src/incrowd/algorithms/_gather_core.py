@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 from scipy.spatial import cKDTree
 
+from ..data.neighbours import RecordIndex
 from ..data.space import MetricSpace
 
 T = TypeVar("T")
@@ -144,6 +145,44 @@ def ball(space: MetricSpace, p: int, radius: float) -> np.ndarray:
     return space.records.ball(space.points[p], reach(radius))
 
 
+class LiveBalls:
+    """Ball queries restricted to a shrinking set of live points.
+
+    The greedy steps of Sec. 2 ask, again and again, for the *unmarked* points near a
+    point. Querying a tree of all points returns mostly marked ones; this keeps a tree of
+    the live points only and rebuilds it whenever they halve (O(n log n) in all).
+    """
+
+    def __init__(self, space: MetricSpace, live: np.ndarray) -> None:
+        self.space = space
+        self.live = live.copy()
+        self.n_live = int(self.live.sum())
+        self._build()
+
+    def _build(self) -> None:
+        self.ids = np.flatnonzero(self.live)
+        if self.ids.size == self.space.n:  # nothing removed yet: the space's own index
+            self.index = self.space.records
+        else:
+            self.index = RecordIndex(self.space.points[self.ids], self.space.norm)
+        self.built_with = self.n_live
+
+    def ball(self, p: int, radius: float) -> np.ndarray:
+        """Live points within ``radius`` of point ``p``."""
+        if self.n_live * 2 < self.built_with and self.n_live > 0:
+            self._build()
+        if self.ids.size == 0:
+            return self.ids
+        found = self.ids[self.index.ball(self.space.points[p], reach(radius))]
+        return found[self.live[found]]
+
+    def kill(self, idx: np.ndarray) -> None:
+        """Mark points as no longer live."""
+        idx = idx[self.live[idx]]
+        self.live[idx] = False
+        self.n_live -= idx.size
+
+
 def greedy_marking(
     space: MetricSpace,
     radius: float,
@@ -158,18 +197,17 @@ def greedy_marking(
     """
     n = space.n
     owner = np.full(n, -1, dtype=np.intp)
-    todo = np.ones(n, dtype=bool) if eligible is None else eligible.copy()
+    todo = LiveBalls(space, np.ones(n, dtype=bool) if eligible is None else eligible)
     centers: list[int] = []
-    for p in range(n):
-        if not todo[p]:
+    for p in np.flatnonzero(todo.live & space.records.representative):
+        if not todo.live[p]:
             continue
         if max_centers is not None and len(centers) >= max_centers:
             return None
-        members = ball(space, p, radius)
-        members = members[todo[members]]
+        members = todo.ball(int(p), radius)
         owner[members] = len(centers)
-        todo[members] = False
-        centers.append(p)
+        todo.kill(members)
+        centers.append(int(p))
     return np.asarray(centers, dtype=np.intp), owner
 
 

@@ -29,6 +29,7 @@ from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
 from ..partition import Partition
 from ._gather_core import (
+    LiveBalls,
     ball,
     diameter_bound,
     greedy_marking,
@@ -315,7 +316,8 @@ class RGatherOutliers(_Gather):
 
             halve = 2.0
         else:
-            lo = float(knn.kth(r - 1).min())
+            # every clustered point has r-1 others within 2 OPT (through its center)
+            lo = float(np.sort(knn.kth(r - 1))[need - 1]) / 2
 
             def test(x: float) -> tuple[np.ndarray, np.ndarray] | None:
                 return _cluster_points(space, knn, x, r, need)
@@ -399,13 +401,20 @@ class _Neighbours:
 
     def __init__(self, space: MetricSpace, r: int) -> None:
         self.space = space
-        self.cap = min(space.n, max(2 * r, r + 8))
-        dist, idx = space.knn(self.cap)
-        self.dist, self.idx = dist, idx
+        self.cap = min(space.n - 1, max(2 * r, r + 8))
+        self.dist, self.idx = space.records.neighbour_lists(self.cap)
 
     def kth(self, k: int) -> np.ndarray:
         """Distance to the k-th nearest other point."""
-        return self.dist[:, k] if k > 0 else np.zeros(self.space.n)
+        return self.dist[:, k - 1] if k > 0 else np.zeros(self.space.n)
+
+    def proves_too_few(self, p: int, x: float, remaining: np.ndarray, need: int) -> bool:
+        """True when p's neighbour list holds its whole x-ball and fewer than ``need`` of
+        those neighbours remain — the greedy attempt at p would fail, no query needed."""
+        within = self.dist[p] <= reach(x)
+        if self.cap < self.space.n - 1 and within[-1]:
+            return False  # the list is truncated: only a ball query can tell
+        return int(np.count_nonzero(remaining[self.idx[p][within]])) < need
 
     def core(self, x: float, need: int) -> np.ndarray:
         """Largest set S in which every point has ``need`` other members within ``x``.
@@ -414,9 +423,9 @@ class _Neighbours:
         full when its count would drop below ``need`` is recounted with a ball query.
         """
         space, n = self.space, self.space.n
-        within = (self.dist <= reach(x)) & (self.idx != np.arange(n)[:, None])
+        within = self.dist <= reach(x)
         count = within.sum(axis=1)
-        full = within[:, -1] if self.cap < n else np.zeros(n, dtype=bool)
+        full = within[:, -1] if self.cap < n - 1 else np.zeros(n, dtype=bool)
         alive = np.ones(n, dtype=bool)
         rows, cols = np.nonzero(within)
         listed_by = _group(self.idx[rows, cols], rows, n)  # who lists me as a neighbour
@@ -460,20 +469,19 @@ def _cluster_core(
     """Sec. 2.3's greedy clusters on the core S, then leftovers to the nearest center."""
     n = space.n
     labels = np.full(n, -1, dtype=np.intp)
-    remaining = core.copy()
+    remaining = LiveBalls(space, core)
     centers: list[int] = []
-    for p in np.flatnonzero(core):
-        if not remaining[p]:
+    for p in np.flatnonzero(core & space.records.representative):
+        if not remaining.live[p] or knn.proves_too_few(int(p), x, remaining.live, r - 1):
             continue
-        members = ball(space, int(p), x)
-        members = members[remaining[members]]
+        members = remaining.ball(int(p), x)
         if members.size < r:
             continue
         labels[members] = len(centers)
-        remaining[members] = False
+        remaining.kill(members)
         centers.append(int(p))
     ctr = np.asarray(centers, dtype=np.intp)
-    left = np.flatnonzero(remaining)
+    left = np.flatnonzero(remaining.live)
     if left.size:
         labels[left] = _nearest(space, ctr, left)
     return ctr, labels
@@ -486,28 +494,33 @@ def _cluster_points(
     from ._gather_core import assign_to_nearest
 
     candidate = knn.kth(r - 1) <= reach(x)
-    cand = np.flatnonzero(candidate)
+    cand = np.flatnonzero(candidate & space.records.representative)
     if cand.size == 0:
         return None
-    _, dist = assign_to_nearest(space, cand, np.arange(space.n))
-    in_s = dist <= reach(x)
+    in_s = candidate.copy()  # a candidate is within 0 of a candidate
+    others = np.flatnonzero(~candidate)
+    if others.size:
+        _, dist = assign_to_nearest(space, cand, others)
+        in_s[others] = dist <= reach(x)
     if in_s.sum() < need:
         return None
     labels = np.full(space.n, -1, dtype=np.intp)
-    covered = np.zeros(space.n, dtype=bool)
+    open_ = LiveBalls(space, in_s)  # points of S not yet covered
     centers: list[int] = []
     for c in cand:
-        members = ball(space, int(c), x)
-        members = members[~covered[members] & in_s[members]]
+        own = 1 if open_.live[c] else 0
+        if knn.proves_too_few(int(c), x, open_.live, r - own):
+            continue
+        members = open_.ball(int(c), x)
         if members.size < r:
             continue
         labels[members] = len(centers)
-        covered[members] = True
+        open_.kill(members)
         centers.append(int(c))
     if not centers:
         return None
     ctr = np.asarray(centers, dtype=np.intp)
-    left = np.flatnonzero(in_s & ~covered)
+    left = np.flatnonzero(open_.live)
     if left.size:
         labels[left] = _nearest(space, ctr, left)
     return ctr, labels
@@ -521,27 +534,27 @@ def _greedy_k_centers(
     in_s = knn.kth(r - 1) <= reach(x)  # |D(v, 2R)| >= r
     if in_s.sum() < need:
         return None
-    tree = space.tree
-    cand = np.flatnonzero(in_s)
-    counts = np.asarray(
-        tree.query_ball_point(
-            space.points[cand], reach(x), p=space.norm, return_length=True, workers=-1
-        )
-    )
-    heap = [(-int(c), int(v)) for c, v in zip(counts, cand, strict=True)]
+    cand = np.flatnonzero(in_s & space.records.representative)
+    # Upper bounds for the lazy heap without counting every ball: a pivot p within rho of
+    # v has |D(v, x)| <= |D(p, x + rho)|; only candidates that reach the top are counted.
+    rho = 0.25 * x
+    pivots, owner = greedy_marking(space, rho)  # type: ignore[misc]
+    pivot_count = np.array([ball(space, int(p), x + rho).size for p in pivots])
+    heap = [(-int(pivot_count[owner[v]]), int(v)) for v in cand]
     heapq.heapify(heap)
-    covered = np.zeros(n, dtype=bool)
+    open_ = LiveBalls(space, np.ones(n, dtype=bool))  # uncovered points
     centers: list[int] = []
     while heap and len(centers) < k_max:
         neg, v = heapq.heappop(heap)
-        if covered[v]:
+        if not open_.live[v]:
             continue
-        current = int(np.count_nonzero(~covered[ball(space, v, x)]))
+        current = open_.ball(v, x).size
         if current != -neg:  # counts only shrink: a stale key goes back with its true count
             heapq.heappush(heap, (-current, v))
             continue
-        covered[ball(space, v, 2 * x)] = True
+        open_.kill(open_.ball(v, 2 * x))
         centers.append(v)
+    covered = ~open_.live
     if covered.sum() < need or not centers:
         return None
     ctr = np.asarray(centers, dtype=np.intp)

@@ -43,6 +43,9 @@ class RecordIndex:
             self.order = np.argsort(inverse.ravel(), kind="stable")
             self.starts = np.concatenate(([0], np.cumsum(self.counts)))
         self.deduplicated = unique is not None
+        #: True for one record of each distinct point (copies answer every query alike)
+        self.representative = np.zeros(self.n, dtype=bool)
+        self.representative[self.order[self.starts[:-1]]] = True
         self.tree = cKDTree(self.points, leafsize=64 if self.deduplicated else 16)
 
     def expand(self, ids: np.ndarray) -> np.ndarray:
@@ -73,6 +76,34 @@ class RecordIndex:
             complete = ids.size < k_ids or k_ids == self.points.shape[0]
             out.append((self.expand(ids)[:k], complete))
         return out
+
+    def neighbour_lists(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per record: distances and indices of its ``k`` nearest other records, nearest
+        first (``k`` must be below the number of records)."""
+        if not self.deduplicated:
+            dist, idx = self.tree.query(self.points, k=k + 1, p=self.norm, workers=-1)
+            dist, idx = (
+                np.asarray(dist).reshape(self.n, k + 1),
+                np.asarray(idx).reshape(self.n, k + 1),
+            )
+            own = idx == np.arange(self.n)[:, None]
+            own[own.sum(axis=1) == 0, -1] = True  # self tied beyond the list: drop the last
+            keep = ~own
+            return dist[keep].reshape(self.n, k), idx[keep].reshape(self.n, k)
+        m = self.points.shape[0]
+        q = min(k + 1, m)
+        d_u, i_u = self.tree.query(self.points, k=q, p=self.norm, workers=-1)
+        d_u, i_u = np.asarray(d_u).reshape(m, q), np.asarray(i_u).reshape(m, q)
+        out_d = np.empty((self.n, k))
+        out_i = np.empty((self.n, k), dtype=np.intp)
+        for u in range(m):
+            recs = self.expand(i_u[u])[: k + self.counts[u]]
+            dists = np.repeat(d_u[u], self.counts[i_u[u]])[: recs.size]
+            for rec in self.order[self.starts[u] : self.starts[u + 1]]:
+                keep = recs != rec
+                out_d[rec] = dists[keep][:k]
+                out_i[rec] = recs[keep][:k]
+        return out_d, out_i
 
     def kth_distance(self, k: int) -> np.ndarray:
         """Per record: distance to its ``k``-th nearest other record (0 when k ≤ 0)."""
