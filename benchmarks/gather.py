@@ -48,11 +48,16 @@ def run_one(method: str, data: str) -> dict:
     seconds = time.perf_counter() - start
     part = model.partition_
     return {
-        "method": method, "data": data, "n": space.n, "dim": space.dim,
+        "method": method,
+        "data": data,
+        "n": space.n,
+        "dim": space.dim,
         "seconds": round(seconds, 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "clusters": part.n_clusters, "suppressed": part.n_suppressed,
-        "radius": round(model.radius_, 5), "lower_bound": round(model.lower_bound_, 5),
+        "clusters": part.n_clusters,
+        "suppressed": part.n_suppressed,
+        "radius": round(model.radius_, 5),
+        "lower_bound": round(model.lower_bound_, 5),
         "certified_ratio": round(model.certified_ratio_ or float("nan"), 4),
         "tests": model.n_tests_,
     }
@@ -80,13 +85,17 @@ def main() -> None:
             print(f"done {method} {data}: {rows[-1]['seconds']} s", file=sys.stderr)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "gather.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print("| method | data | n | s | peak MB | clusters | suppressed | radius | lower bound "
-          "| certified ratio | tests |")
+    print(
+        "| method | data | n | s | peak MB | clusters | suppressed | radius | lower bound "
+        "| certified ratio | tests |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['method']} | {r['data']} | {r['n']:,} | {r['seconds']} | {r['peak_rss_mb']} "
-              f"| {r['clusters']} | {r['suppressed']} | {r['radius']:.4g} | {r['lower_bound']:.4g} "
-              f"| {r['certified_ratio']} | {r['tests']} |")
+        print(
+            f"| {r['method']} | {r['data']} | {r['n']:,} | {r['seconds']} | {r['peak_rss_mb']} "
+            f"| {r['clusters']} | {r['suppressed']} | {r['radius']:.4g} | {r['lower_bound']:.4g} "
+            f"| {r['certified_ratio']} | {r['tests']} |"
+        )
 
 
 if __name__ == "__main__":
