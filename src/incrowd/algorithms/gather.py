@@ -463,28 +463,51 @@ def _group(keys: np.ndarray, values: np.ndarray, n: int) -> list[np.ndarray]:
     return [vals[bounds[i] : bounds[i + 1]] for i in range(n)]
 
 
-def _cluster_core(
-    space: MetricSpace, knn: _Neighbours, core: np.ndarray, x: float, r: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sec. 2.3's greedy clusters on the core S, then leftovers to the nearest center."""
-    n = space.n
-    labels = np.full(n, -1, dtype=np.intp)
-    remaining = LiveBalls(space, core)
+def _greedy_clusters(
+    space: MetricSpace,
+    knn: _Neighbours,
+    live: np.ndarray,
+    candidates: np.ndarray,
+    x: float,
+    r: int,
+    center_must_be_live: bool,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sec. 2.3's greedy phase and reassignment, shared by both center variants.
+
+    Each candidate in turn takes every live point within ``x`` as a new cluster when there
+    are at least ``r`` of them; afterwards each point still live joins its nearest center.
+    Returns None when no cluster forms.
+    """
+    labels = np.full(space.n, -1, dtype=np.intp)
+    open_ = LiveBalls(space, live)
     centers: list[int] = []
-    for p in np.flatnonzero(core & space.records.representative):
-        if not remaining.live[p] or knn.proves_too_few(int(p), x, remaining.live, r - 1):
+    for c in candidates:
+        own = 1 if open_.live[c] else 0
+        if (center_must_be_live and not own) or knn.proves_too_few(
+            int(c), x, open_.live, r - own
+        ):
             continue
-        members = remaining.ball(int(p), x)
+        members = open_.ball(int(c), x)
         if members.size < r:
             continue
         labels[members] = len(centers)
-        remaining.kill(members)
-        centers.append(int(p))
+        open_.kill(members)
+        centers.append(int(c))
+    if not centers:
+        return None
     ctr = np.asarray(centers, dtype=np.intp)
-    left = np.flatnonzero(remaining.live)
+    left = np.flatnonzero(open_.live)
     if left.size:
         labels[left] = _nearest(space, ctr, left)
     return ctr, labels
+
+
+def _cluster_core(
+    space: MetricSpace, knn: _Neighbours, core: np.ndarray, x: float, r: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sec. 2.3 on the core S: clusters of radius 2R = x, leftovers within 4R of a center."""
+    reps = np.flatnonzero(core & space.records.representative)
+    return _greedy_clusters(space, knn, core, reps, x, r, center_must_be_live=True)
 
 
 def _cluster_points(
@@ -504,26 +527,7 @@ def _cluster_points(
         in_s[others] = dist <= reach(x)
     if in_s.sum() < need:
         return None
-    labels = np.full(space.n, -1, dtype=np.intp)
-    open_ = LiveBalls(space, in_s)  # points of S not yet covered
-    centers: list[int] = []
-    for c in cand:
-        own = 1 if open_.live[c] else 0
-        if knn.proves_too_few(int(c), x, open_.live, r - own):
-            continue
-        members = open_.ball(int(c), x)
-        if members.size < r:
-            continue
-        labels[members] = len(centers)
-        open_.kill(members)
-        centers.append(int(c))
-    if not centers:
-        return None
-    ctr = np.asarray(centers, dtype=np.intp)
-    left = np.flatnonzero(open_.live)
-    if left.size:
-        labels[left] = _nearest(space, ctr, left)
-    return ctr, labels
+    return _greedy_clusters(space, knn, in_s, cand, x, r, center_must_be_live=False)
 
 
 def _greedy_k_centers(
