@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -530,6 +531,34 @@ def _cluster_points(
     return _greedy_clusters(space, knn, in_s, cand, x, r, center_must_be_live=False)
 
 
+#: Estimated seconds above which exact ball counts give way to pivot upper bounds.
+COUNT_BUDGET_SECONDS = 40.0
+
+
+def _count_bounds(space: MetricSpace, cand: np.ndarray, x: float) -> np.ndarray:
+    """Upper bounds on |D(v, x)| for the lazy heap of the (k, r, ε)-Center greedy step.
+
+    Exact counts (one parallel KD-tree call) when the balls are small enough; otherwise
+    pivot bounds, |D(v, x)| ≤ |D(p, x + ρ)| for a pivot p within ρ of v, which cost one
+    ball per pivot. Either way the heap recounts exactly whatever reaches its top.
+    """
+    tree = space.tree
+    sample = cand[:: max(1, cand.size // 256)]
+    start = time.perf_counter()
+    tree.query_ball_point(space.points[sample], reach(x), p=space.norm, return_length=True)
+    estimate = (time.perf_counter() - start) * cand.size / sample.size / 2  # two workers
+    if estimate <= COUNT_BUDGET_SECONDS:
+        return np.asarray(
+            tree.query_ball_point(
+                space.points[cand], reach(x), p=space.norm, return_length=True, workers=-1
+            )
+        )
+    rho = 0.25 * x
+    pivots, owner = greedy_marking(space, rho)  # type: ignore[misc]
+    pivot_count = np.array([ball(space, int(p), x + rho).size for p in pivots])
+    return pivot_count[owner[cand]]
+
+
 def _greedy_k_centers(
     space: MetricSpace, knn: _Neighbours, x: float, r: int, k_max: int, need: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -539,12 +568,7 @@ def _greedy_k_centers(
     if in_s.sum() < need:
         return None
     cand = np.flatnonzero(in_s & space.records.representative)
-    # Upper bounds for the lazy heap without counting every ball: a pivot p within rho of
-    # v has |D(v, x)| <= |D(p, x + rho)|; only candidates that reach the top are counted.
-    rho = 0.25 * x
-    pivots, owner = greedy_marking(space, rho)  # type: ignore[misc]
-    pivot_count = np.array([ball(space, int(p), x + rho).size for p in pivots])
-    heap = [(-int(pivot_count[owner[v]]), int(v)) for v in cand]
+    heap = [(-int(c), int(v)) for c, v in zip(_count_bounds(space, cand, x), cand, strict=True)]
     heapq.heapify(heap)
     open_ = LiveBalls(space, np.ones(n, dtype=bool))  # uncovered points
     centers: list[int] = []
