@@ -353,8 +353,11 @@ class KRCenterOutliers(_Gather):
     optimum. **Guarantee: radius ≤ 4·OPT** (Thm 2.8).
 
     The greedy keeps a lazy max-heap of neighbourhood counts (they only shrink), so each
-    step recounts only the few candidates that reach the top; the initial counts cost one
-    ball count per candidate, O(Σ |D(v, 2R)|) per test.
+    step recounts exactly only the candidates that reach the top. Its initial keys are exact
+    counts from one parallel KD-tree call when that is affordable (O(Σ |D(v, 2R)|)), and
+    otherwise pivot upper bounds |D(v, 2R)| ≤ |D(p, 2R + ρ)| (ρ = R/2). Either way the
+    center chosen is the lowest-index candidate with the largest count, so the choice changes
+    the running time, never the result.
 
     References
     ----------
