@@ -209,6 +209,14 @@ def test_every_method_publishes_every_form(method, form):
     assert meta["guarantee"] in (2.0, 4.0)
 
 
+def test_point_center_variant_reports_its_own_factor():
+    table, schema = figure_1_1()
+    table = pd.concat([table] * 3, ignore_index=True)
+    params = {"epsilon": 0.1, "centers": "points"}
+    rel = anonymize(table, schema, 2, method="r-gather-outliers", params=params, seed=1)
+    assert rel.metadata["guarantee"] == 3.0
+
+
 def test_bisection_path_is_certified():
     # Groups of four near-identical points: the first test fails for r = 3 and the search
     # bisects real values (more than 2,500 points), certifying with the last failure.

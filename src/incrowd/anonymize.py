@@ -140,7 +140,8 @@ def anonymize(
         "cost_measure": algorithm.cost_measure,
         "lower_bound": None if lower is None else float(lower),
         "certified_ratio": ratio,
-        "guarantee": guarantee.factor,
+        # a variant may promise more than its class (RGatherOutliers with point centers: 3)
+        "guarantee": getattr(algorithm, "factor_", guarantee.factor),
         "guarantee_text": guarantee.text,
         "reference": guarantee.reference,
         "withheld_columns": withheld,
