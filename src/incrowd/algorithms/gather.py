@@ -31,6 +31,7 @@ from ..errors import InfeasibleError, ParameterError
 from ..partition import Partition
 from ._gather_core import (
     LiveBalls,
+    assign_to_nearest,
     ball,
     diameter_bound,
     greedy_marking,
@@ -395,8 +396,6 @@ class KRCenterOutliers(_Gather):
 
 # --------------------------------------------------------------------------- helpers
 def _nearest(space: MetricSpace, centers: np.ndarray, who: np.ndarray) -> np.ndarray:
-    from ._gather_core import assign_to_nearest
-
     return assign_to_nearest(space, centers, who)[0]
 
 
@@ -518,8 +517,6 @@ def _cluster_points(
     space: MetricSpace, knn: _Neighbours, x: float, r: int, need: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Sec. 2.3's point-center variant at radius x (clusters of radius x, reach 3x)."""
-    from ._gather_core import assign_to_nearest
-
     candidate = knn.kth(r - 1) <= reach(x)
     cand = np.flatnonzero(candidate & space.records.representative)
     if cand.size == 0:
