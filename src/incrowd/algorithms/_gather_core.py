@@ -25,7 +25,6 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 from scipy.spatial import cKDTree
 
-from ..data.neighbours import RecordIndex
 from ..data.space import MetricSpace
 
 T = TypeVar("T")
@@ -164,7 +163,7 @@ class LiveBalls:
         if self.ids.size == self.space.n:  # nothing removed yet: the space's own index
             self.index = self.space.records
         else:
-            self.index = RecordIndex(self.space.points[self.ids], self.space.norm)
+            self.index = self.space.records.subset(self.ids, self.space.points)
         self.built_with = self.n_live
 
     def ball(self, p: int, radius: float) -> np.ndarray:

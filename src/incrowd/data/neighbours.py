@@ -22,31 +22,45 @@ DEDUP_MAX_FRACTION = 0.9
 class RecordIndex:
     """KD-tree over the distinct points of ``points``, answering in record indices."""
 
-    def __init__(self, points: np.ndarray, norm: int) -> None:
+    def __init__(
+        self,
+        points: np.ndarray,
+        norm: int,
+        _distinct: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         self.norm = norm
         self.n = points.shape[0]
-        unique = None
-        if points.shape[1] >= DEDUP_MIN_DIM and self.n > 1:
+        if _distinct is None and points.shape[1] >= DEDUP_MIN_DIM and self.n > 1:
             unique, inverse, counts = np.unique(
                 points, axis=0, return_inverse=True, return_counts=True
             )
-            if unique.shape[0] > DEDUP_MAX_FRACTION * self.n:
-                unique = None
-        if unique is None:
+            if unique.shape[0] <= DEDUP_MAX_FRACTION * self.n:
+                _distinct = (unique, inverse.ravel(), counts)
+        if _distinct is None:
             self.points = points
+            self.inverse = np.arange(self.n)
             self.counts = np.ones(self.n, dtype=np.intp)
-            self.order = np.arange(self.n)
-            self.starts = np.arange(self.n + 1)
         else:
-            self.points = unique
+            self.points, self.inverse, counts = _distinct
             self.counts = counts.astype(np.intp)
-            self.order = np.argsort(inverse.ravel(), kind="stable")
-            self.starts = np.concatenate(([0], np.cumsum(self.counts)))
-        self.deduplicated = unique is not None
+        self.order = np.argsort(self.inverse, kind="stable")
+        self.starts = np.concatenate(([0], np.cumsum(self.counts)))
+        self.deduplicated = _distinct is not None
         #: True for one record of each distinct point (copies answer every query alike)
         self.representative = np.zeros(self.n, dtype=bool)
         self.representative[self.order[self.starts[:-1]]] = True
         self.tree = cKDTree(self.points, leafsize=64 if self.deduplicated else 16)
+
+    def subset(self, records: np.ndarray, all_points: np.ndarray) -> RecordIndex:
+        """An index of the given records (numbered 0.. in that order), reusing this index's
+        distinct points instead of finding them again."""
+        if not self.deduplicated:
+            return RecordIndex(all_points[records], self.norm)
+        present, inverse = np.unique(self.inverse[records], return_inverse=True)
+        counts = np.bincount(inverse, minlength=present.size)
+        return RecordIndex(
+            all_points[records], self.norm, _distinct=(self.points[present], inverse, counts)
+        )
 
     def expand(self, ids: np.ndarray) -> np.ndarray:
         """Records of the distinct points ``ids``, in that order."""
