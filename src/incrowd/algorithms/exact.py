@@ -50,44 +50,19 @@ def _popcounts(n: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _subset_dp(costs, n, k, max_size, use_max):
-    full = (1 << n) - 1
-    pc = _popcounts(n)
-    best = np.full(1 << n, np.inf)
-    choice = np.zeros(1 << n, dtype=np.int64)
-    best[0] = 0.0
-    for s in range(1, full + 1):
-        ps = pc[s]
-        if ps < k:
-            continue
-        low = s & (-s)
-        rest = s ^ low
-        t = rest
-        while True:
-            g = t | low
-            pg = pc[g]
-            pr = ps - pg
-            if pg >= k and (pr == 0 or pr >= k) and (max_size == 0 or pg <= max_size):
-                other = best[s ^ g]
-                if other < np.inf:
-                    val = max(costs[g], other) if use_max else costs[g] + other
-                    if val < best[s]:
-                        best[s] = val
-                        choice[s] = g
-            if t == 0:
-                break
-            t = (t - 1) & rest
-    return best[full], choice
+def _subset_dp(costs, n, k, max_size, max_groups, use_max):
+    """Best value of every subset, per number of groups when ``max_groups`` > 0.
 
-
-@njit(cache=True)
-def _subset_dp_limited(costs, n, k, max_groups, use_max):
-    """Like _subset_dp, for every subset and every number of groups up to max_groups."""
+    With ``max_groups == 0`` there is one layer (any number of groups); otherwise layer j
+    holds partitions into exactly j groups. ``max_size`` (0: none) caps group sizes.
+    """
     size = 1 << n
     pc = _popcounts(n)
-    best = np.full((max_groups + 1, size), np.inf)
-    choice = np.zeros((max_groups + 1, size), dtype=np.int64)
+    layers = max_groups + 1 if max_groups > 0 else 1
+    best = np.full((layers, size), np.inf)
+    choice = np.zeros((layers, size), dtype=np.int64)
     best[0, 0] = 0.0
+    first = 1 if max_groups > 0 else 0
     for s in range(1, size):
         ps = pc[s]
         if ps < k:
@@ -99,10 +74,10 @@ def _subset_dp_limited(costs, n, k, max_groups, use_max):
             g = t | low
             pg = pc[g]
             pr = ps - pg
-            if pg >= k and (pr == 0 or pr >= k):
+            if pg >= k and (pr == 0 or pr >= k) and (max_size == 0 or pg <= max_size):
                 r = s ^ g
-                for j in range(1, max_groups + 1):
-                    other = best[j - 1, r]
+                for j in range(first, layers):
+                    other = best[j - first, r]
                     if other < np.inf:
                         val = max(costs[g], other) if use_max else costs[g] + other
                         if val < best[j, s]:
@@ -112,6 +87,19 @@ def _subset_dp_limited(costs, n, k, max_groups, use_max):
                 break
             t = (t - 1) & rest
     return best, choice
+
+
+def _decode(choice: np.ndarray, target: int, layer: int, n: int, stepped: bool) -> Partition:
+    """Walk the DP choices back from subset ``target``; records outside it get −1."""
+    labels = np.full(n, -1, dtype=np.intp)
+    s, g = target, 0
+    while s:
+        grp = int(choice[layer, s])
+        labels[[i for i in range(n) if (grp >> i) & 1]] = g
+        s ^= grp
+        layer -= 1 if stepped else 0
+        g += 1
+    return Partition(labels)
 
 
 @njit(cache=True)
@@ -250,26 +238,17 @@ def exact_with_limits(
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     groups = max_groups if max_groups is not None else max(1, n // k)
     groups = max(1, min(groups, n // k))
-    best, choice = _subset_dp_limited(costs, n, k, groups, objective == "max")
+    best, choice = _subset_dp(costs, n, k, 0, groups, objective == "max")
     pc = np.array([bin(s).count("1") for s in range(1 << n)])
-    allowed = pc >= n - budget
     per_set = best.min(axis=0)
-    per_set[~allowed] = np.inf
+    per_set[pc < n - budget] = np.inf
     target = int(np.argmin(per_set))
     value = float(per_set[target])
     if not np.isfinite(value):
         msg = "no feasible partition under these limits"
         raise ParameterError(msg)
-    labels = np.full(n, -1, dtype=np.intp)
-    j = int(np.argmin(best[:, target]))
-    s, g = target, 0
-    while s:
-        grp = int(choice[j, s])
-        labels[[i for i in range(n) if (grp >> i) & 1]] = g
-        s ^= grp
-        j -= 1
-        g += 1
-    return value, Partition(labels)
+    layer = int(np.argmin(best[:, target]))
+    return value, _decode(choice, target, layer, n, stepped=True)
 
 
 def subset_costs(n: int, k: int, cost: Callable[[np.ndarray], float]) -> np.ndarray:
@@ -307,15 +286,9 @@ def exact_partition(
         msg = f"costs must have 2**n = {1 << n} entries, got shape {costs.shape}"
         raise ParameterError(msg)
     k = check_k(k, n)
-    value, choice = _subset_dp(costs, n, k, int(max_size or 0), objective == "max")
-    labels = np.full(n, -1, dtype=np.intp)
-    s, g = (1 << n) - 1, 0
-    while s:
-        grp = int(choice[s])
-        labels[[i for i in range(n) if (grp >> i) & 1]] = g
-        s ^= grp
-        g += 1
-    return float(value), Partition(labels)
+    best, choice = _subset_dp(costs, n, k, int(max_size or 0), 0, objective == "max")
+    full = (1 << n) - 1
+    return float(best[0, full]), _decode(choice, full, 0, n, stepped=False)
 
 
 class ExactPartition(Algorithm):

@@ -486,9 +486,7 @@ def _greedy_clusters(
     centers: list[int] = []
     for c in candidates:
         own = 1 if open_.live[c] else 0
-        if (center_must_be_live and not own) or knn.proves_too_few(
-            int(c), x, open_.live, r - own
-        ):
+        if (center_must_be_live and not own) or knn.proves_too_few(int(c), x, open_.live, r - own):
             continue
         members = open_.ball(int(c), x)
         if members.size < r:
