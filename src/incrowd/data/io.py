@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -20,7 +19,7 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["read_table", "as_dataframe", "write_table", "atomic_path", "write_json", "detect_sep"]
+__all__ = ["read_table", "as_dataframe", "write_table", "atomic_path", "detect_sep"]
 
 _SEPARATORS = ",;\t|"
 
@@ -145,18 +144,3 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike[str], sep: str = ",
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_csv(tmp, index=False, sep=sep, lineterminator="\n")
-
-
-def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write JSON atomically, pretty-printed with sorted keys."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=_json_default) + "\n")
-
-
-def _json_default(obj: Any) -> Any:
-    if hasattr(obj, "item"):
-        return obj.item()
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    msg = f"cannot write {type(obj).__name__} as JSON"
-    raise TypeError(msg)
