@@ -140,8 +140,7 @@ def anonymize(
         "cost_measure": algorithm.cost_measure,
         "lower_bound": None if lower is None else float(lower),
         "certified_ratio": ratio,
-        # a variant may promise more than its class (RGatherOutliers with point centers: 3)
-        "guarantee": getattr(algorithm, "factor_", guarantee.factor),
+        "guarantee": algorithm.factor_,
         "guarantee_text": guarantee.text,
         "reference": guarantee.reference,
         "withheld_columns": withheld,

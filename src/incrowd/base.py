@@ -93,9 +93,20 @@ class Algorithm(ClusterMixin, BaseEstimator):
         """Set ``partition_``, ``cost_`` and, where the method proves one, ``lower_bound_``."""
 
     @property
+    def factor_(self) -> float | None:
+        """The approximation factor this fitted configuration promises (a variant may
+        promise more than its class, e.g. point centers); None without a guarantee."""
+        return self.guarantee.factor
+
+    @property
     def certified_ratio_(self) -> float | None:
-        """``cost_ / lower_bound_``: the optimum is at least ``cost_`` divided by this."""
+        """``cost_ / lower_bound_``: the optimum is at least ``cost_`` divided by this.
+
+        1 when both are 0 (the release is optimal); None without a positive bound.
+        """
         lb = getattr(self, "lower_bound_", None)
-        if lb is None or not lb > 0:
+        if lb is None:
             return None
+        if lb <= 0:
+            return 1.0 if self.cost_ <= 0 else None
         return float(self.cost_ / lb)

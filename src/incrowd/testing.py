@@ -102,7 +102,7 @@ def check_algorithm(
         assert model.cost_ >= opt - tol, f"cost {model.cost_} is below the optimum {opt}"
         if model.lower_bound_ is not None:
             assert model.lower_bound_ <= opt + tol, "lower_bound_ must not exceed the optimum"
-        factor = model.guarantee.factor
+        factor = model.factor_
         if factor is not None:
             assert model.cost_ <= factor * opt + tol, f"cost exceeds {factor} x OPT"
         ratios.append(model.cost_ / opt if opt > 0 else 1.0)

@@ -185,18 +185,17 @@ class LiveBalls:
 def greedy_marking(
     space: MetricSpace,
     radius: float,
-    eligible: np.ndarray | None = None,
     max_centers: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Condition (2)'s marking in index order; returns (centers, owner) or None if more
     than ``max_centers`` centers would be needed.
 
-    ``owner[i]`` is the position in ``centers`` of the center that marked point ``i`` (−1 for
-    a point outside ``eligible``). Every point is within ``radius`` of its owner.
+    ``owner[i]`` is the position in ``centers`` of the center that marked point ``i``.
+    Every point is within ``radius`` of its owner.
     """
     n = space.n
     owner = np.full(n, -1, dtype=np.intp)
-    todo = LiveBalls(space, np.ones(n, dtype=bool) if eligible is None else eligible)
+    todo = LiveBalls(space, np.ones(n, dtype=bool))
     centers: list[int] = []
     for p in np.flatnonzero(todo.live & space.records.representative):
         if not todo.live[p]:
@@ -215,7 +214,6 @@ def saturating_assignment(
     centers: np.ndarray,
     radius: float,
     r: int,
-    eligible: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Give every center ``r`` distinct points within ``radius`` (itself included) by max-flow.
 
@@ -240,7 +238,7 @@ def saturating_assignment(
             queried[stale] = k
             for i, (pts, whole) in zip(stale, found, strict=True):
                 complete[i] = whole
-                lists[i] = pts if eligible is None else pts[eligible[pts]]
+                lists[i] = pts
         chosen, source_side = _max_flow(lists, r)
         if chosen is not None:
             return chosen

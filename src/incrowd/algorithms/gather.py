@@ -116,15 +116,6 @@ class _Gather(Algorithm):
         self.lower_bound_ = float(lower)
         self.n_tests_ = tests
 
-    @property
-    def certified_ratio_(self) -> float | None:
-        lb = getattr(self, "lower_bound_", None)
-        if lb is None:
-            return None
-        if lb <= 0:
-            return 1.0 if self.cost_ <= 0 else None
-        return float(self.cost_ / lb)
-
 
 class RGather(_Gather):
     """r-Gather: clusters of at least ``r`` records minimizing the largest radius.
@@ -295,7 +286,7 @@ class RGatherOutliers(_Gather):
         self.tol = tol
 
     @property
-    def factor_(self) -> float:
+    def factor_(self) -> float:  # type: ignore[override]
         """The guarantee of the variant fitted: 3 for point centers, 4 otherwise."""
         return 3.0 if self.centers == "points" else 4.0
 
