@@ -56,6 +56,7 @@ def anonymize(
     missing: MissingPolicy = "error",
     center: str = "centroid",
     norm: int | None = None,
+    generalize: str = "levels",
     on_stage: Callable[[str], None] | None = None,
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
@@ -64,7 +65,10 @@ def anonymize(
     before it is returned; its ``metadata`` holds the provenance, the record counts and the
     information loss figures. ``seed`` fixes the row shuffle (and any randomness of the
     method); when None a seed is drawn and recorded, so every release can be reproduced.
-    ``norm`` (1 or 2) overrides the method's default distance.
+    ``norm`` (1 or 2) overrides the method's default distance. ``generalize`` chooses what a
+    generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
+    or the set of values present (``"sets"``); a method that optimizes for the published form
+    (``forest``) is told which.
     """
     start = time.perf_counter()
     stage = on_stage or (lambda _name: None)
@@ -74,7 +78,15 @@ def anonymize(
     if release not in RELEASE_FORMS:
         msg = f"unknown release form {release!r}; choose one of: {', '.join(RELEASE_FORMS)}"
         raise ParameterError(msg)
+    if generalize not in ("levels", "sets"):
+        msg = f"generalize must be 'levels' or 'sets', got {generalize!r}"
+        raise ParameterError(msg)
+    if generalize == "sets" and release != "generalized":
+        msg = f"value sets are a form of the generalized release, not of the {release} release"
+        raise ParameterError(msg)
     algorithm = make_algorithm(method, k, params)
+    if "generalize" in algorithm.get_params():
+        algorithm.set_params(generalize=generalize)
     seed = secrets.randbits(31) if seed is None else int(seed)
     if "random_state" in algorithm.get_params():
         algorithm.set_params(random_state=seed)
@@ -97,7 +109,9 @@ def anonymize(
 
     stage(f"publishing the {release} table")
     if release == "generalized":
-        out = release_generalized(kept, partition, schema, seed=seed, columns=space.columns)
+        out = release_generalized(
+            kept, partition, schema, seed=seed, columns=space.columns, generalize=generalize
+        )
     elif release == "microaggregated":
         out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns)
     else:
@@ -116,7 +130,7 @@ def anonymize(
     loss = {
         "sse": sse_loss(space.points, partition.labels),
         "l_sse": l_sse(space.points, partition.labels),
-        "ncp": ncp_loss(space.columns, partition, extra_suppressed=n_dropped),
+        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize),
         "discernibility": published_discernibility(out.table, schema, out.form)
         + float(n_input * n_suppressed),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,

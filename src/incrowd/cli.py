@@ -126,6 +126,17 @@ def anonymize(
         str | None, typer.Option(help="generalized | microaggregated | centers.")
     ] = None,
     center: Annotated[str | None, typer.Option(help="centers release: centroid | medoid.")] = None,
+    generalize: Annotated[
+        str | None,
+        typer.Option(help="generalized release: hierarchy levels | value sets {a|b}."),
+    ] = None,
+    weights: Annotated[
+        ListOpt, typer.Option(help="Attribute weights NAME=W (age=2,sex=1); default 1.")
+    ] = None,
+    allow_deletion: Annotated[
+        bool,
+        typer.Option(help="forest: delete a row (counted as suppressed) when that costs less."),
+    ] = False,
     seed: Annotated[int | None, typer.Option(help="Seed for the row shuffle.")] = None,
     sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
     na_values: Annotated[ListOpt, typer.Option(help="Extra tokens meaning missing.")] = None,
@@ -139,7 +150,7 @@ def anonymize(
     """Anonymize INPUT and write the release and its JSON metadata."""
     from .anonymize import anonymize as run
     from .data.io import read_table
-    from .job import Job, build_schema, split_list
+    from .job import Job, build_schema, parse_weights, split_list
     from .release import metadata_path
 
     with _errors():
@@ -151,6 +162,10 @@ def anonymize(
             method=method,
             release=release,
             center=center,
+            generalize=generalize,
+            weights=parse_weights(
+                _parse_pairs(list(split_list(weights)), "--weights"), "--weights"
+            ),
             seed=seed,
             sep=sep,
             missing="drop" if drop_missing else missing,
@@ -164,7 +179,8 @@ def anonymize(
             hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
             params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()}
             | ({"epsilon": epsilon} if epsilon is not None else {})
-            | ({"k_max": max_clusters} if max_clusters is not None else {}),
+            | ({"k_max": max_clusters} if max_clusters is not None else {})
+            | ({"allow_deletion": True} if allow_deletion else {}),
             norm=norm,
         )
         if job.input is None or job.out is None or job.k is None:
@@ -192,6 +208,7 @@ def anonymize(
                 missing=job.missing,
                 center=job.center,
                 norm=job.norm,
+                generalize=job.generalize,
                 on_stage=stage,
             )
             stage("writing the release")
@@ -254,7 +271,7 @@ def evaluate(
     from .data.columns import handle_missing
     from .data.io import read_table
     from .evaluate import evaluate_release
-    from .job import Job, build_schema, split_list
+    from .job import Job, build_schema, parse_weights, split_list
     from .privacy import read_metadata
 
     with _errors():

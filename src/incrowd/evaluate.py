@@ -6,7 +6,8 @@ input columns (and the suppressed count in the metadata):
 
 - ``ncp`` (generalized releases): the normalized certainty penalty of every published cell
   — range width over column range, ``*`` = 1, a hierarchy label = (values it covers − 1) /
-  (values in the hierarchy − 1) — with a suppressed record costing 1 per cell.
+  (values in the hierarchy − 1), a value set ``{a|b}`` = (values in it − 1) / (domain − 1)
+  — with a suppressed record costing 1 per cell.
 - ``sse`` / ``l_sse`` over the numeric quasi-identifiers (microaggregated and centers
   releases, whose numeric values are crowd means): SSE = SST − SSB, where SSB is the spread
   of the published means around the overall mean. Scaling follows the schema's metrics.
@@ -29,7 +30,7 @@ from .data.space import MetricSpace
 from .errors import InputError
 from .privacy import verify
 from .release.centers import COUNT, RADIUS
-from .release.generalize import SUPPRESSED_VALUE
+from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
 __all__ = ["evaluate_release", "parse_range", "published_discernibility"]
 
@@ -128,6 +129,14 @@ def _cell_penalty(col: Any, cell: str) -> float:
         span = float(col.values.max() - col.values.min())
         lo, hi = parse_range(cell)
         return (hi - lo) / span if span > 0 else 0.0
+    members = parse_value_set(cell)
+    if members is not None:
+        domain = col.categories if isinstance(col, CategoricalColumn) else col.hierarchy.values
+        unknown = next((v for v in members if v not in domain), None)
+        if unknown is not None:
+            msg = f"published set {cell!r} of {col.name!r} holds {unknown!r}, not in the data"
+            raise InputError(msg)
+        return (len(set(members)) - 1) / (len(domain) - 1) if len(domain) > 1 else 0.0
     if isinstance(col, CategoricalColumn):
         if len(col.categories) <= 1:
             return 0.0

@@ -11,6 +11,7 @@ A job file names the same things as the command-line flags::
     sep = ";"
     missing = "error"            # or "drop", "category"
     norm = 2                     # distance: 1 (L1) or 2 (Euclidean); default: the method's
+    generalize = "levels"        # generalized release: hierarchy "levels" or value "sets"
 
     [columns]
     qi = ["age", "sex", "zip"]
@@ -23,6 +24,9 @@ A job file names the same things as the command-line flags::
     [hierarchy]                  # a file, "prefix", or "intervals:5,10,20"
     sex = "adult_hierarchy_sex.csv"
     zip = "prefix"
+
+    [weights]                    # attribute weights of the distance / cost (default 1)
+    age = 2
 
     [params]                     # extra parameters of the method
     variant = "classic"
@@ -45,7 +49,7 @@ from .data.hierarchy import Hierarchy
 from .data.schema import Schema, is_missing
 from .errors import HierarchyError, InputError, SchemaError
 
-__all__ = ["Job", "build_hierarchy", "build_schema"]
+__all__ = ["Job", "build_hierarchy", "build_schema", "parse_weights", "with_weights"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Job:
     missing: MissingPolicy = "error"
     center: str = "centroid"
     norm: int | None = None
+    generalize: str = "levels"
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
@@ -70,6 +75,7 @@ class Job:
     categorical: tuple[str, ...] = ()
     numeric: tuple[str, ...] = ()
     hierarchy: Mapping[str, str] = field(default_factory=dict)
+    weights: Mapping[str, float] = field(default_factory=dict)
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -88,7 +94,8 @@ class Job:
         columns = data.pop("columns", {})
         hierarchy = data.pop("hierarchy", {})
         params = data.pop("params", {})
-        known = {f.name for f in fields(cls)} - {"hierarchy", "params"}
+        weights = data.pop("weights", {})
+        known = {f.name for f in fields(cls)} - {"hierarchy", "params", "weights"}
         unknown = sorted((set(data) | set(columns)) - known)
         if unknown:
             msg = f"{path}: unknown setting {unknown[0]!r}"
@@ -106,6 +113,7 @@ class Job:
             for col, spec in hierarchy.items()
         }
         values["params"] = dict(params)
+        values["weights"] = parse_weights(weights, str(path))
         return cls(**values)
 
     def merged(self, **overrides: Any) -> Job:
@@ -113,8 +121,9 @@ class Job:
         given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
         if "hierarchy" in given:
             given["hierarchy"] = dict(self.hierarchy) | dict(given["hierarchy"])
-        if "params" in given:
-            given["params"] = dict(self.params) | dict(given["params"])
+        for key in ("params", "weights"):
+            if key in given:
+                given[key] = dict(getattr(self, key)) | dict(given[key])
         return replace(self, **given)
 
 
@@ -158,7 +167,7 @@ def build_schema(job: Job, table: pd.DataFrame) -> Schema:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
         hierarchies[name] = build_hierarchy(spec, table[name], name)
-    return Schema.infer(
+    schema = Schema.infer(
         table,
         job.qi,
         sensitive=job.sensitive,
@@ -168,6 +177,37 @@ def build_schema(job: Job, table: pd.DataFrame) -> Schema:
         categorical=job.categorical,
         numeric=job.numeric,
     )
+    return with_weights(schema, job.weights)
+
+
+def parse_weights(items: Mapping[str, Any], where: str) -> dict[str, float]:
+    """Attribute weights from ``{name: number}``; each must be a positive number."""
+    out = {}
+    for name, value in items.items():
+        try:
+            w = float(value)
+        except (TypeError, ValueError):
+            w = float("nan")
+        if not (w > 0 and w < float("inf")):
+            msg = f"{where}: the weight of {name!r} must be a positive number, got {value!r}"
+            raise InputError(msg)
+        out[str(name)] = w
+    return out
+
+
+def with_weights(schema: Schema, weights: Mapping[str, float]) -> Schema:
+    """``schema`` with the given quasi-identifiers' metrics re-weighted."""
+    if not weights:
+        return schema
+    unknown = sorted(set(weights) - set(schema.qi_names))
+    if unknown:
+        msg = f"weights given for {unknown[0]!r}, which is not a quasi-identifier"
+        raise SchemaError(msg)
+    qis = {
+        name: replace(metric, weight=weights[name]) if name in weights else metric
+        for name, metric in schema.quasi_identifiers.items()
+    }
+    return replace(schema, quasi_identifiers=qis)
 
 
 def split_list(values: Sequence[str] | None) -> tuple[str, ...]:

@@ -83,11 +83,17 @@ def max_radius(space: MetricSpace, partition: Partition) -> float:
     return float(d.max())
 
 
-def ncp_loss(columns: Sequence[QIColumn], partition: Partition, extra_suppressed: int = 0) -> float:
+def ncp_loss(
+    columns: Sequence[QIColumn],
+    partition: Partition,
+    extra_suppressed: int = 0,
+    generalize: str = "levels",
+) -> float:
     """Normalized certainty penalty of the generalized table, averaged over all cells.
 
     Per cell: a numeric range costs (hi − lo) / (column max − min); a categorical ``*`` costs 1;
-    a hierarchy label costs (values it covers − 1) / (values in the hierarchy − 1). A
+    a hierarchy label costs (values it covers − 1) / (values in the hierarchy − 1); with
+    ``generalize="sets"`` a set of values costs (values in the set − 1) / (domain − 1). A
     suppressed record (including ``extra_suppressed`` records left out before partitioning)
     costs 1 per cell. 0 is the original table, 1 everything suppressed.
     """
@@ -99,16 +105,23 @@ def ncp_loss(columns: Sequence[QIColumn], partition: Partition, extra_suppressed
     sizes = index.sizes.astype(np.float64)
     penalty = float(partition.n_suppressed + extra_suppressed) * len(columns)
     for summary in summarize(columns, index):
-        penalty += float(np.dot(sizes, cell_penalties(summary)))
+        penalty += float(np.dot(sizes, cell_penalties(summary, generalize == "sets")))
     return penalty / n_cells
 
 
-def cell_penalties(summary: Summary) -> np.ndarray:
+def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
     """NCP of the generalized cell each crowd publishes for one quasi-identifier."""
     if isinstance(summary, NumericSummary):
         v = summary.column.values
         span = float(v.max() - v.min())
         return (summary.hi - summary.lo) / span if span > 0 else np.zeros(summary.lo.size)
+    if sets:
+        col = summary.column
+        domain = len(col.categories) if isinstance(summary, CategoricalSummary) else len(
+            col.hierarchy.values
+        )
+        held = np.bincount(summary.present[0], minlength=summary.mode.size).astype(np.float64)
+        return (held - 1.0) / (domain - 1.0) if domain > 1 else np.zeros(held.size)
     if isinstance(summary, CategoricalSummary):
         single = len(summary.column.categories) <= 1
         return np.zeros(summary.agrees.size) if single else (~summary.agrees).astype(np.float64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Algorithm
 from .exact import ExactPartition
+from .forest import ForestKAnonymity, MuApprox
 from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
 from .mdav import MDAV
 
@@ -11,6 +12,8 @@ __all__ = [
     "METHODS",
     "MDAV",
     "ExactPartition",
+    "ForestKAnonymity",
+    "MuApprox",
     "KRCenter",
     "KRCenterOutliers",
     "RGather",
@@ -25,4 +28,6 @@ METHODS: dict[str, type[Algorithm]] = {
     "r-gather-outliers": RGatherOutliers,
     "kr-center": KRCenter,
     "kr-center-outliers": KRCenterOutliers,
+    "forest": ForestKAnonymity,
+    "mu-approx": MuApprox,
 }

@@ -1,8 +1,8 @@
 """Per-crowd summaries of each quasi-identifier, shared by every release form and by NCP.
 
 For each crowd: the range and mean of a numeric attribute, the mode of a categorical one and
-whether the crowd agrees on it, and the lowest hierarchy level on which a hierarchical
-attribute agrees (with the node there). Computed with one sort of the labels and numpy
+whether the crowd agrees on it, the lowest hierarchy level on which a hierarchical
+attribute agrees (with the node there), and the set of values each crowd holds. Computed with one sort of the labels and numpy
 ``reduceat``, so it is linear in the number of records after the sort.
 """
 
@@ -55,6 +55,13 @@ class CrowdIndex:
         first = np.concatenate(([True], crowd[pick][1:] != crowd[pick][:-1]))
         return code[pick][first].astype(np.intp)
 
+    def distinct(self, codes: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct codes of every crowd, as parallel arrays ``(crowd, code)`` sorted by
+        crowd, then code."""
+        key = np.unique(self.labels.astype(np.int64) * n_codes + codes[self.order])
+        crowd, code = np.divmod(key, n_codes)
+        return crowd.astype(np.intp), code.astype(np.intp)
+
 
 @dataclass(frozen=True, eq=False)
 class NumericSummary:
@@ -69,6 +76,7 @@ class CategoricalSummary:
     column: CategoricalColumn
     mode: np.ndarray  # code
     agrees: np.ndarray  # bool
+    present: tuple[np.ndarray, np.ndarray]  # (crowd, code) of every value a crowd holds
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,6 +85,7 @@ class HierarchySummary:
     level: np.ndarray  # lowest level on which the crowd agrees
     node: np.ndarray  # code of the shared node at that level
     mode: np.ndarray  # most frequent original value (level-0 code)
+    present: tuple[np.ndarray, np.ndarray]  # (crowd, level-0 code) of every value held
 
 
 Summary = NumericSummary | CategoricalSummary | HierarchySummary
@@ -95,7 +104,15 @@ def summarize(columns: list[QIColumn] | tuple[QIColumn, ...], index: CrowdIndex)
             )
         elif isinstance(col, CategoricalColumn):
             agrees = index.reduce(np.minimum, col.codes) == index.reduce(np.maximum, col.codes)
-            out.append(CategoricalSummary(col, index.mode(col.codes, len(col.categories)), agrees))
+            n_codes = len(col.categories)
+            out.append(
+                CategoricalSummary(
+                    col,
+                    index.mode(col.codes, n_codes),
+                    agrees,
+                    index.distinct(col.codes, n_codes),
+                )
+            )
         else:
             codes = col.codes
             agree = index.reduce(np.minimum, codes) == index.reduce(np.maximum, codes)
@@ -103,6 +120,8 @@ def summarize(columns: list[QIColumn] | tuple[QIColumn, ...], index: CrowdIndex)
             level = np.argmax(agree, axis=1).astype(np.intp)
             lows = index.reduce(np.minimum, codes)
             node = lows[np.arange(level.size), level]
-            mode = index.mode(codes[:, 0], len(col.hierarchy.values))
-            out.append(HierarchySummary(col, level, node, mode))
+            n_codes = len(col.hierarchy.values)
+            mode = index.mode(codes[:, 0], n_codes)
+            present = index.distinct(codes[:, 0], n_codes)
+            out.append(HierarchySummary(col, level, node, mode, present))
     return out

@@ -2,7 +2,9 @@
 
 - numeric: ``lo-hi`` (inclusive range of the crowd), or the exact value when the crowd agrees;
 - hierarchical: the label of the lowest hierarchy level on which the crowd agrees;
-- categorical without hierarchy: the value when the crowd agrees, else ``*``.
+- categorical without hierarchy: the value when the crowd agrees, else ``*``;
+- with ``generalize="sets"``, categorical and hierarchical attributes instead publish the set
+  of values the crowd holds, ``{a|b}`` (sorted; a single value as itself).
 
 Every record of a crowd gets the same quasi-identifier values, so each published combination
 occurs at least k times. Sensitive and insensitive columns are passed through; identifiers
@@ -16,15 +18,64 @@ import numpy as np
 import pandas as pd
 
 from ..data.columns import QIColumn
+from ..data.generalization import GeneralizeForm
 from ..data.schema import Schema
+from ..errors import InputError, ParameterError
 from ..partition import Partition
 from ._release import Release, format_number, record_release
 from .crowds import CategoricalSummary, NumericSummary, Summary
 
-__all__ = ["release_generalized", "SUPPRESSED_VALUE", "generalized_labels"]
+__all__ = [
+    "release_generalized",
+    "SUPPRESSED_VALUE",
+    "SET_OPEN",
+    "SET_CLOSE",
+    "SET_SEP",
+    "generalized_labels",
+    "value_set_labels",
+    "parse_value_set",
+]
 
 #: What a categorical cell shows when its crowd disagrees.
 SUPPRESSED_VALUE = "*"
+#: A value set is published as ``{a|b|c}``.
+SET_OPEN, SET_CLOSE, SET_SEP = "{", "}", "|"
+
+
+def parse_value_set(cell: str) -> list[str] | None:
+    """The values of a published set ``{a|b}``; None when ``cell`` is not a set."""
+    if len(cell) >= 2 and cell.startswith(SET_OPEN) and cell.endswith(SET_CLOSE):
+        return cell[1:-1].split(SET_SEP)
+    return None
+
+
+def value_set_labels(summary: Summary) -> np.ndarray:
+    """Per crowd: the set of values it holds, ``{a|b}``, or the value when it is alone."""
+    if isinstance(summary, NumericSummary):
+        return generalized_labels(summary)
+    if isinstance(summary, CategoricalSummary):
+        names = summary.column.categories
+    else:
+        names = summary.column.hierarchy.values
+    bad = next(
+        (v for v in names if SET_SEP in v or (v.startswith(SET_OPEN) and v.endswith(SET_CLOSE))),
+        None,
+    )
+    if bad is not None:
+        msg = (
+            f"value {bad!r} of {summary.column.name!r} cannot be published in a value set "
+            f"(it contains {SET_SEP!r} or is braced); use generalize='levels' or recode it"
+        )
+        raise InputError(msg)
+    crowd, code = summary.present
+    n_crowds = summary.mode.size
+    members: list[list[str]] = [[] for _ in range(n_crowds)]
+    for c, v in zip(crowd.tolist(), code.tolist(), strict=True):
+        members[c].append(names[v])
+    out = np.empty(n_crowds, dtype=object)
+    for c, values in enumerate(members):
+        out[c] = values[0] if len(values) == 1 else SET_OPEN + SET_SEP.join(sorted(values)) + SET_CLOSE
+    return out
 
 
 def generalized_labels(summary: Summary) -> np.ndarray:
@@ -48,11 +99,19 @@ def release_generalized(
     *,
     seed: int | None = None,
     columns: tuple[QIColumn, ...] | None = None,
+    generalize: GeneralizeForm = "levels",
 ) -> Release:
     """Publish ``table`` with every quasi-identifier generalized to its crowd (rows shuffled).
 
-    ``columns`` may pass QI columns already coded (e.g. ``space.columns``) to skip re-parsing.
+    ``generalize`` chooses hierarchy labels (``"levels"``) or value sets (``"sets"``) for
+    categorical attributes. ``columns`` may pass QI columns already coded (e.g.
+    ``space.columns``) to skip re-parsing.
     """
-    return record_release(
-        "generalized", generalized_labels, table, partition, schema, seed, columns
+    if generalize not in ("levels", "sets"):
+        msg = f"generalize must be 'levels' or 'sets', got {generalize!r}"
+        raise ParameterError(msg)
+    labels = value_set_labels if generalize == "sets" else generalized_labels
+    out = record_release("generalized", labels, table, partition, schema, seed, columns)
+    return Release(
+        out.table, out.form, out.partition, dict(out.metadata) | {"generalize": generalize}
     )

@@ -1,0 +1,144 @@
+"""Local improvement of a k-anonymous partition under the generalization cost (numba).
+
+A record moves to a neighbour's crowd, or (when allowed) is deleted, only when that lowers
+the total cost and leaves its crowd with at least ``k`` records; so the result is never worse
+than the input and every crowd stays at least ``k``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..data.generalization import _record_cost
+
+__all__ = ["improve_labels"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather(head, nxt, crowd, skip, extra, buf):
+    m = 0
+    x = head[crowd]
+    while x >= 0:
+        if x != skip:
+            buf[m] = x
+            m += 1
+        x = nxt[x]
+    if extra >= 0:
+        buf[m] = extra
+        m += 1
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def improve_labels(
+    labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds,
+    num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+):  # fmt: skip
+    """Improve ``labels`` in place; returns the number of moves and deletions made."""
+    n = labels.size
+    m = 0
+    for i in range(n):
+        if labels[i] + 1 > m:
+            m = labels[i] + 1
+    head = np.full(m, -1, dtype=np.intp)
+    nxt = np.full(n, -1, dtype=np.intp)
+    prv = np.full(n, -1, dtype=np.intp)
+    size = np.zeros(m, dtype=np.intp)
+    for i in range(n - 1, -1, -1):
+        c = labels[i]
+        if c >= 0:
+            nxt[i] = head[c]
+            if head[c] >= 0:
+                prv[head[c]] = i
+            head[c] = i
+            size[c] += 1
+    b = codes.shape[1]
+    stamp = np.zeros(max(ancestors.shape[2], 1), dtype=np.int64)
+    tick = 1
+    buf = np.empty(n + 1, dtype=np.intp)
+    cost = np.zeros(m)
+    for c in range(m):
+        if size[c] > 0:
+            cnt = _gather(head, nxt, c, -1, -1, buf)
+            cost[c] = cnt * _record_cost(
+                buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+                stamp, tick,
+            )  # fmt: skip
+            tick += b + 1
+    seen = np.full(nbr.shape[1], -1, dtype=np.intp)
+    changes = 0
+    for _ in range(max_rounds):
+        changed = 0
+        for x in range(n):
+            a = labels[x]
+            if a < 0 or size[a] <= k:
+                continue
+            cnt = _gather(head, nxt, a, x, -1, buf)
+            without = cnt * _record_cost(
+                buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+                stamp, tick,
+            )  # fmt: skip
+            tick += b + 1
+            saving = cost[a] - without
+            tol = 1e-12 * (1.0 + cost[a])
+            best_delta = -tol
+            best = -2  # -2: stay, -1: delete, else the target crowd
+            best_cost = 0.0
+            if allow_delete and row_cost - saving < best_delta:
+                best_delta = row_cost - saving
+                best = -1
+            if allow_move:
+                n_seen = 0
+                for t in range(nbr.shape[1]):
+                    c = labels[nbr[x, t]]
+                    if c < 0 or c == a:
+                        continue
+                    dup = False
+                    for s in range(n_seen):
+                        if seen[s] == c:
+                            dup = True
+                            break
+                    if dup:
+                        continue
+                    seen[n_seen] = c
+                    n_seen += 1
+                    cnt = _gather(head, nxt, c, -1, x, buf)
+                    joined = cnt * _record_cost(
+                        buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets,
+                        cat_weight, stamp, tick,
+                    )  # fmt: skip
+                    tick += b + 1
+                    delta = joined - cost[c] - saving
+                    if delta < best_delta:
+                        best_delta = delta
+                        best = c
+                        best_cost = joined
+            if best == -2:
+                continue
+            # unlink x from a
+            if prv[x] >= 0:
+                nxt[prv[x]] = nxt[x]
+            else:
+                head[a] = nxt[x]
+            if nxt[x] >= 0:
+                prv[nxt[x]] = prv[x]
+            size[a] -= 1
+            cost[a] = without
+            prv[x] = -1
+            if best == -1:
+                nxt[x] = -1
+                labels[x] = -1
+            else:
+                nxt[x] = head[best]
+                if head[best] >= 0:
+                    prv[head[best]] = x
+                head[best] = x
+                size[best] += 1
+                cost[best] = best_cost
+                labels[x] = best
+            changed += 1
+        changes += changed
+        if changed == 0:
+            break
+    return changes
