@@ -271,7 +271,7 @@ def evaluate(
     from .data.columns import handle_missing
     from .data.io import read_table
     from .evaluate import evaluate_release
-    from .job import Job, build_schema, parse_weights, split_list
+    from .job import Job, build_schema, split_list
     from .privacy import read_metadata
 
     with _errors():

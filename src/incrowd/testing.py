@@ -11,6 +11,7 @@ paper's factor holds.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
 from .algorithms.exact import (
@@ -18,11 +19,53 @@ from .algorithms.exact import (
     exact_with_limits,
     radius_subset_costs,
     sse_subset_costs,
+    subset_costs,
 )
 from .base import Algorithm
+from .data.generalization import GeneralizationCost, crowd_cost
+from .data.hierarchy import Hierarchy
+from .data.schema import Categorical, Hierarchical, Numeric, Schema
 from .data.space import MetricSpace
 
-__all__ = ["check_algorithm", "limits_of", "optimum"]
+__all__ = [
+    "check_algorithm",
+    "limits_of",
+    "optimum",
+    "optimal_generalization",
+    "random_hierarchy",
+    "random_table",
+]
+
+
+def optimal_generalization(
+    model: GeneralizationCost, k: int, allow_deletion: bool = False
+) -> float:
+    """Exact optimal generalization cost of a tiny instance (subset DP, ``O(3^n)``).
+
+    With ``allow_deletion`` a record may instead be deleted at the cost of suppressing all
+    of its attributes (``model.row_cost``).
+    """
+    n = model.n
+    costs = subset_costs(n, k, lambda members: crowd_cost(model, members))
+    if not allow_deletion:
+        return exact_partition(costs, n, k, "sum")[0]
+    best = np.full(1 << n, np.inf)
+    best[0] = 0.0
+    popcount = np.array([bin(s).count("1") for s in range(1 << n)])
+    for mask in range(1, 1 << n):
+        low = mask & -mask
+        value = best[mask ^ low] + model.row_cost
+        rest = mask ^ low
+        sub = rest
+        while True:  # every group holding the lowest record
+            group = sub | low
+            if popcount[group] >= k:
+                value = min(value, costs[group] + best[mask ^ group])
+            if sub == 0:
+                break
+            sub = (sub - 1) & rest
+        best[mask] = value
+    return float(best[-1])
 
 
 def optimum(
@@ -31,12 +74,16 @@ def optimum(
     cost_measure: str,
     max_groups: int | None = None,
     budget: int = 0,
+    model: GeneralizationCost | None = None,
 ) -> float:
     """Exact optimal cost of a tiny instance for a method's cost measure and limits.
 
     ``"sse"``: total within-crowd sum of squares. ``"max_radius"``: the largest radius with
     centers at input points, with at most ``max_groups`` crowds and ``budget`` records left out.
+    ``"generalization"``: the cost ``model`` (default: every column numeric, ranges).
     """
+    if cost_measure == "generalization" and max_groups is None and budget == 0:
+        return optimal_generalization(model or GeneralizationCost.from_array(space.points), k)
     if cost_measure == "sse" and max_groups is None and budget == 0:
         costs = sse_subset_costs(space.points, k)
         return exact_partition(costs, space.n, k, "sum", 2 * k - 1)[0]
@@ -91,13 +138,19 @@ def check_algorithm(
         max_groups, budget = limits_of(estimator, n)
         if not estimator.allows_suppression:
             assert part.n_suppressed == 0, "this method must not suppress records"
-        assert part.n_suppressed <= budget, "more records left out than the budget allows"
+        if not getattr(model, "allow_deletion", False):
+            assert part.n_suppressed <= budget, "more records left out than the budget allows"
         if max_groups is not None:
             assert part.n_clusters <= max_groups, "more crowds than allowed"
         again = clone(estimator).fit(X)
         assert again.partition_ == part, "fit must be deterministic for fixed parameters"
         space = MetricSpace.from_array(X)
-        opt = optimum(space, k, model.cost_measure, max_groups, budget)
+        cost_model = model.cost_model(space) if hasattr(model, "cost_model") else None
+        if getattr(model, "allow_deletion", False):
+            assert cost_model is not None
+            opt = optimal_generalization(cost_model, k, allow_deletion=True)
+        else:
+            opt = optimum(space, k, model.cost_measure, max_groups, budget, cost_model)
         tol = 1e-9 * max(1.0, abs(opt))
         assert model.cost_ >= opt - tol, f"cost {model.cost_} is below the optimum {opt}"
         if model.lower_bound_ is not None:
@@ -107,3 +160,42 @@ def check_algorithm(
             assert model.cost_ <= factor * opt + tol, f"cost exceeds {factor} x OPT"
         ratios.append(model.cost_ / opt if opt > 0 else 1.0)
     return ratios
+
+
+def random_hierarchy(rng: np.random.Generator, size: int, height: int) -> Hierarchy:
+    """A random hierarchy over ``v0 .. v{size-1}``: ``height`` levels, each merging groups
+    of the one below at random, topped by ``*``."""
+    level = [f"v{i}" for i in range(size)]
+    rows = [[v] for v in level]
+    labels = list(range(size))
+    for h in range(1, height):
+        groups = max(1, len(set(labels)) - int(rng.integers(1, 3)))
+        mapping = {g: int(rng.integers(0, groups)) for g in sorted(set(labels))}
+        labels = [mapping[g] for g in labels]
+        for row, g in zip(rows, labels, strict=True):
+            row.append(f"L{h}g{g}")
+    for row in rows:
+        row.append("*")
+    return Hierarchy.from_rows(rows)
+
+
+def random_table(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, Schema]:
+    """A random table of ``n`` records with 2–4 quasi-identifiers, each numeric,
+    categorical or hierarchical (random hierarchy), with random weights."""
+    columns, metrics = {}, {}
+    for j in range(int(rng.integers(2, 5))):
+        name = f"q{j}"
+        kind = rng.integers(0, 3)
+        weight = float(rng.choice([1.0, 1.0, 0.5, 2.0]))
+        if kind == 0:
+            columns[name] = rng.integers(0, 30, size=n)
+            metrics[name] = Numeric(weight=weight)
+        elif kind == 1:
+            columns[name] = [f"c{v}" for v in rng.integers(0, 3, size=n)]
+            metrics[name] = Categorical(weight=weight)
+        else:
+            size = int(rng.integers(2, 7))
+            hierarchy = random_hierarchy(rng, size, int(rng.integers(1, 4)))
+            columns[name] = [f"v{v}" for v in rng.integers(0, size, size=n)]
+            metrics[name] = Hierarchical(hierarchy, weight=weight)
+    return pd.DataFrame(columns), Schema(metrics)

@@ -2,7 +2,9 @@
 
 A record moves to a neighbour's crowd, or (when allowed) is deleted, only when that lowers
 the total cost and leaves its crowd with at least ``k`` records; so the result is never worse
-than the input and every crowd stays at least ``k``.
+than the input and every crowd stays at least ``k``. When deletion is allowed, a record of a
+crowd of exactly ``k`` may also be deleted with the rest of its crowd joining a neighbouring
+crowd, again only when that lowers the cost.
 """
 
 from __future__ import annotations
@@ -28,6 +30,71 @@ def _gather(head, nxt, crowd, skip, extra, buf):
         buf[m] = extra
         m += 1
     return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _delete_and_merge(
+    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick,
+    num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+):  # fmt: skip
+    """Delete ``x`` and merge the rest of its crowd ``a`` into the neighbouring crowd where
+    that lowers the cost most; False when nothing lowers it."""
+    b = codes.shape[1]
+    rest = np.empty(size[a], dtype=np.intp)
+    n_rest = 0
+    y = head[a]
+    while y >= 0:
+        if y != x:
+            rest[n_rest] = y
+            n_rest += 1
+        y = nxt[y]
+    n_seen = 0
+    best, best_cost, best_delta = -1, 0.0, -1e-12 * (1.0 + cost[a])
+    for i in range(n_rest):
+        for t in range(nbr.shape[1]):
+            c = labels[nbr[rest[i], t]]
+            if c < 0 or c == a:
+                continue
+            dup = False
+            for s in range(n_seen):
+                if seen[s] == c:
+                    dup = True
+                    break
+            if dup or n_seen == seen.size:
+                continue
+            seen[n_seen] = c
+            n_seen += 1
+            cnt = _gather(head, nxt, c, -1, -1, buf)
+            for j in range(n_rest):
+                buf[cnt + j] = rest[j]
+            total = cnt + n_rest
+            merged = total * _record_cost(
+                buf[:total], num, num_weight, codes, ancestors, height, domain, sets,
+                cat_weight, stamp, tick,
+            )  # fmt: skip
+            tick += b + 1
+            delta = merged + row_cost - cost[a] - cost[c]
+            if delta < best_delta:
+                best, best_cost, best_delta = c, merged, delta
+    if best < 0:
+        return False
+    labels[x] = -1
+    for j in range(n_rest):
+        y = rest[j]
+        labels[y] = best
+        prv[y] = -1
+        nxt[y] = head[best]
+        if head[best] >= 0:
+            prv[head[best]] = y
+        head[best] = y
+    nxt[x] = -1
+    prv[x] = -1
+    head[a] = -1
+    size[best] += n_rest
+    size[a] = 0
+    cost[best] = best_cost
+    cost[a] = 0.0
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -66,13 +133,23 @@ def improve_labels(
                 stamp, tick,
             )  # fmt: skip
             tick += b + 1
-    seen = np.full(nbr.shape[1], -1, dtype=np.intp)
+    seen = np.full(nbr.shape[1] * max(k, 1), -1, dtype=np.intp)
     changes = 0
     for _ in range(max_rounds):
         changed = 0
         for x in range(n):
             a = labels[x]
-            if a < 0 or size[a] <= k:
+            if a < 0:
+                continue
+            if size[a] == k:
+                if allow_delete and _delete_and_merge(
+                    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp,
+                    tick, num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+                ):  # fmt: skip
+                    changed += 1
+                tick += (b + 1) * (nbr.shape[1] * k + 1)
+                continue
+            if size[a] < k:
                 continue
             cnt = _gather(head, nxt, a, x, -1, buf)
             without = cnt * _record_cost(

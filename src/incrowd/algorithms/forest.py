@@ -30,6 +30,8 @@ __all__ = ["ForestKAnonymity", "MuApprox"]
 
 #: Neighbours each record may move towards in the improvement pass (at least k − 1).
 MOVE_CANDIDATES = 8
+#: KD-tree leaf size: one-hot embeddings of categorical data query fastest with big leaves.
+LEAF_SIZE = 256
 #: Passes of the improvement pass over all records.
 MAX_ROUNDS = 20
 
@@ -93,7 +95,9 @@ class ForestKAnonymity(Algorithm):
     partition_, labels_ : the crowds (−1: a deleted row)
     cost_ : float, generalization cost ``Σ_C |C| Σ_j w_j c_j(C)`` plus ``Σ_j w_j`` per
         deleted row
-    paper_cost_ : float, the cost of the paper's algorithm alone (before ``improve``)
+    paper_partition_ : Partition, the crowds of the paper's algorithm alone (before
+        ``improve`` and deletions)
+    paper_cost_ : float, their cost
     lower_bound_ : float, ``Σ_u d_{k−1}(u)``: each record's distance to its (k−1)-th nearest
         other record, at most its charge in any k-anonymization (the proof of Lemma 3)
     forest_weight_ : float, weight of the FOREST (≤ ``lower_bound_`` ≤ OPT)
@@ -169,7 +173,7 @@ class ForestKAnonymity(Algorithm):
         model = self.cost_model(space)
         points = model.embedding()
         n = space.n
-        index = RecordIndex(points, 1)
+        index = RecordIndex(points, 1, keys=model.keys(), leafsize=LEAF_SIZE)
         n_neighbours = min(n - 1, max(k - 1, MOVE_CANDIDATES))
         dist, idx, weight, trees = _forest(index, k, n_neighbours, square=False)
         self.forest_weight_ = float(weight.sum())
@@ -185,6 +189,7 @@ class ForestKAnonymity(Algorithm):
             (t.size for t in trees if t.size > limit), default=limit
         )
         labels = _labels(trees, n)
+        self.paper_partition_ = Partition(labels)
         self.paper_cost_ = model.cost_of(labels)
         if self.improve:
             trees, _ = decompose(trees, k, distance, refine=True)

@@ -170,6 +170,11 @@ class GeneralizationCost:
                 parts.append(_one_hot(self.ancestors[j, level][leaves], w / (2.0 * h)))
         return np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((self.n, 0))
 
+    def keys(self) -> np.ndarray:
+        """Integer rows equal exactly when two records' embeddings are equal."""
+        bits = np.ascontiguousarray(self.num).view(np.int64)
+        return np.ascontiguousarray(np.hstack([self.codes.astype(np.int64), bits]))
+
     def pair_cost(self, a: int, b: int) -> float:
         """``d(a, b)``: the cost per record of a crowd of the two records."""
         return crowd_cost(self, np.array([a, b], dtype=np.intp)) / 2.0

@@ -8,6 +8,7 @@ and expands each answer back to records, which is exact: copies are at distance 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -27,15 +28,21 @@ class RecordIndex:
         points: np.ndarray,
         norm: int,
         _distinct: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        *,
+        keys: np.ndarray | None = None,
+        leafsize: int | None = None,
     ) -> None:
+        """``keys`` (optional) are narrower rows equal exactly when the points are equal,
+        such as attribute codes; finding the distinct rows on them is much faster."""
         self.norm = norm
         self.n = points.shape[0]
         if _distinct is None and points.shape[1] >= DEDUP_MIN_DIM and self.n > 1:
-            unique, inverse, counts = np.unique(
-                points, axis=0, return_inverse=True, return_counts=True
+            rows = points if keys is None else keys
+            _, first, inverse, counts = np.unique(
+                rows, axis=0, return_index=True, return_inverse=True, return_counts=True
             )
-            if unique.shape[0] <= DEDUP_MAX_FRACTION * self.n:
-                _distinct = (unique, inverse.ravel(), counts)
+            if first.size <= DEDUP_MAX_FRACTION * self.n:
+                _distinct = (points[first], inverse.ravel(), counts)
         if _distinct is None:
             self.points = points
             self.inverse = np.arange(self.n)
@@ -49,7 +56,9 @@ class RecordIndex:
         #: True for one record of each distinct point (copies answer every query alike)
         self.representative = np.zeros(self.n, dtype=bool)
         self.representative[self.order[self.starts[:-1]]] = True
-        self.tree = cKDTree(self.points, leafsize=64 if self.deduplicated else 16)
+        if leafsize is None:
+            leafsize = 64 if self.deduplicated else 16
+        self.tree = cKDTree(self.points, leafsize=leafsize)
 
     def subset(self, records: np.ndarray, all_points: np.ndarray) -> RecordIndex:
         """An index of the given records (numbered 0.. in that order), reusing this index's
@@ -108,16 +117,8 @@ class RecordIndex:
         q = min(k + 1, m)
         d_u, i_u = self.tree.query(self.points, k=q, p=self.norm, workers=-1)
         d_u, i_u = np.asarray(d_u).reshape(m, q), np.asarray(i_u).reshape(m, q)
-        out_d = np.empty((self.n, k))
-        out_i = np.empty((self.n, k), dtype=np.intp)
-        for u in range(m):
-            recs = self.expand(i_u[u])[: k + self.counts[u]]
-            dists = np.repeat(d_u[u], self.counts[i_u[u]])[: recs.size]
-            for rec in self.order[self.starts[u] : self.starts[u + 1]]:
-                keep = recs != rec
-                out_d[rec] = dists[keep][:k]
-                out_i[rec] = recs[keep][:k]
-        return out_d, out_i
+        # k + 1 distinct points hold at least k records other than any one of them.
+        return _expand_lists(d_u, i_u.astype(np.intp), self.counts, self.starts, self.order, k)
 
     def kth_distance(self, k: int) -> np.ndarray:
         """Per record: distance to its ``k``-th nearest other record (0 when k ≤ 0)."""
@@ -139,3 +140,31 @@ class RecordIndex:
         out = np.empty(self.n)
         out[self.order] = np.repeat(per_point, self.counts)
         return out
+
+
+@numba.njit(cache=True)
+def _expand_lists(d_u, i_u, counts, starts, order, k):
+    """Record-level neighbour lists from distinct-point lists: each record gets the records of
+    its point's list (its own copies first), minus itself, truncated to ``k``."""
+    n = order.size
+    out_d = np.empty((n, k))
+    out_i = np.empty((n, k), dtype=np.intp)
+    m, q = i_u.shape
+    for u in range(m):
+        for r in range(starts[u], starts[u + 1]):
+            rec = order[r]
+            t = 0
+            for j in range(q):
+                if t == k:
+                    break
+                v = i_u[u, j]
+                for s in range(starts[v], starts[v + 1]):
+                    other = order[s]
+                    if other == rec:
+                        continue
+                    out_d[rec, t] = d_u[u, j]
+                    out_i[rec, t] = other
+                    t += 1
+                    if t == k:
+                        break
+    return out_d, out_i

@@ -2,8 +2,9 @@
 
 For each crowd: the range and mean of a numeric attribute, the mode of a categorical one and
 whether the crowd agrees on it, the lowest hierarchy level on which a hierarchical
-attribute agrees (with the node there), and the set of values each crowd holds. Computed with one sort of the labels and numpy
-``reduceat``, so it is linear in the number of records after the sort.
+attribute agrees (with the node there), and the set of values each crowd holds. Computed
+with one sort of the labels and numpy ``reduceat``, so it is linear in the number of records
+after the sort.
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def value_set_labels(summary: Summary) -> np.ndarray:
         members[c].append(names[v])
     out = np.empty(n_crowds, dtype=object)
     for c, values in enumerate(members):
-        out[c] = values[0] if len(values) == 1 else SET_OPEN + SET_SEP.join(sorted(values)) + SET_CLOSE
+        joined = SET_OPEN + SET_SEP.join(sorted(values)) + SET_CLOSE
+        out[c] = values[0] if len(values) == 1 else joined
     return out
 
 
