@@ -192,8 +192,10 @@ def test_ratio_to_the_exact_optimum_on_300_random_tables() -> None:
         table, schema = random_table(rng, n)
         space = MetricSpace.from_table(table, schema, norm=1)
         form = "sets" if trial % 3 == 0 else "levels"
+        loss = "ncp" if trial % 2 else "height"
         deletion = trial % 5 == 0
-        est = ForestKAnonymity(k=k, generalize=form, allow_deletion=deletion).fit(space)
+        est = ForestKAnonymity(k=k, generalize=form, loss=loss, allow_deletion=deletion)
+        est.fit(space)
         model = est.cost_model(space)
         opt = optimal_generalization(model, k, allow_deletion=deletion)
         tol = 1e-9 * max(1.0, opt)
@@ -298,10 +300,22 @@ def test_crowd_cost_matches_pair_cost_and_embedding() -> None:
     rng = np.random.default_rng(11)
     table, schema = random_table(rng, 30)
     space = MetricSpace.from_table(table, schema, norm=1)
-    for form in ("levels", "sets"):
-        model = GeneralizationCost.from_columns(space.columns, form)
+    for form, loss in (("levels", "height"), ("levels", "ncp"), ("sets", "height")):
+        model = GeneralizationCost.from_columns(space.columns, form, loss=loss)
         emb = model.embedding()
+        tables = model.pair_tables()
         for a, b in rng.integers(0, 30, size=(40, 2)):
             pair = model.pair_cost(int(a), int(b))
             assert pair == pytest.approx(np.abs(emb[a] - emb[b]).sum())
             assert crowd_cost(model, np.array([a, b])) == pytest.approx(2 * pair)
+            by_table = np.abs(model.num[a] - model.num[b]) @ model.num_weight + sum(
+                tables[j, model.codes[a, j], model.codes[b, j]] for j in range(tables.shape[0])
+            )
+            assert by_table == pytest.approx(pair)
+        # the compiled scan and the KD-tree on the embedding find the same distances
+        scan_d, scan_i = model.neighbour_lists(5)
+        tree_d, _ = RecordIndex(emb, 1).neighbour_lists(5)
+        np.testing.assert_allclose(scan_d, tree_d, atol=1e-12)
+        for u in range(30):
+            for d, v in zip(scan_d[u], scan_i[u], strict=True):
+                assert v != u and d == pytest.approx(model.pair_cost(u, int(v)))

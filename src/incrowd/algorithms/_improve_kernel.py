@@ -34,12 +34,11 @@ def _gather(head, nxt, crowd, skip, extra, buf):
 
 @numba.njit(cache=True, nogil=True)
 def _delete_and_merge(
-    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick,
-    num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
-):  # fmt: skip
+    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
+):
     """Delete ``x`` and merge the rest of its crowd ``a`` into the neighbouring crowd where
     that lowers the cost most; False when nothing lowers it."""
-    b = codes.shape[1]
+    b = cm[2].shape[1]
     rest = np.empty(size[a], dtype=np.intp)
     n_rest = 0
     y = head[a]
@@ -68,10 +67,7 @@ def _delete_and_merge(
             for j in range(n_rest):
                 buf[cnt + j] = rest[j]
             total = cnt + n_rest
-            merged = total * _record_cost(
-                buf[:total], num, num_weight, codes, ancestors, height, domain, sets,
-                cat_weight, stamp, tick,
-            )  # fmt: skip
+            merged = total * _record_cost(buf[:total], cm, stamp, tick)
             tick += b + 1
             delta = merged + row_cost - cost[a] - cost[c]
             if delta < best_delta:
@@ -98,11 +94,11 @@ def _delete_and_merge(
 
 
 @numba.njit(cache=True, nogil=True)
-def improve_labels(
-    labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds,
-    num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
-):  # fmt: skip
-    """Improve ``labels`` in place; returns the number of moves and deletions made."""
+def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm):
+    """Improve ``labels`` in place (``cm``: the arrays of
+    :meth:`~incrowd.data.generalization.GeneralizationCost.kernel_args`); returns the number
+    of moves and deletions made."""
+    codes, ancestors = cm[2], cm[3]
     n = labels.size
     m = 0
     for i in range(n):
@@ -128,10 +124,7 @@ def improve_labels(
     for c in range(m):
         if size[c] > 0:
             cnt = _gather(head, nxt, c, -1, -1, buf)
-            cost[c] = cnt * _record_cost(
-                buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
-                stamp, tick,
-            )  # fmt: skip
+            cost[c] = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
     seen = np.full(nbr.shape[1] * max(k, 1), -1, dtype=np.intp)
     changes = 0
@@ -144,7 +137,7 @@ def improve_labels(
             if size[a] == k:
                 if allow_delete and _delete_and_merge(
                     x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp,
-                    tick, num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
+                    tick, cm,
                 ):  # fmt: skip
                     changed += 1
                 tick += (b + 1) * (nbr.shape[1] * k + 1)
@@ -152,10 +145,7 @@ def improve_labels(
             if size[a] < k:
                 continue
             cnt = _gather(head, nxt, a, x, -1, buf)
-            without = cnt * _record_cost(
-                buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
-                stamp, tick,
-            )  # fmt: skip
+            without = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
             saving = cost[a] - without
             tol = 1e-12 * (1.0 + cost[a])
@@ -181,10 +171,7 @@ def improve_labels(
                     seen[n_seen] = c
                     n_seen += 1
                     cnt = _gather(head, nxt, c, -1, x, buf)
-                    joined = cnt * _record_cost(
-                        buf[:cnt], num, num_weight, codes, ancestors, height, domain, sets,
-                        cat_weight, stamp, tick,
-                    )  # fmt: skip
+                    joined = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
                     tick += b + 1
                     delta = joined - cost[c] - saving
                     if delta < best_delta:

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import Algorithm, Guarantee, check_k
-from ..data.generalization import GeneralizationCost, GeneralizeForm
+from ..data.generalization import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.neighbours import RecordIndex
 from ..data.space import MetricSpace
 from ..errors import ParameterError
@@ -30,8 +30,6 @@ __all__ = ["ForestKAnonymity", "MuApprox"]
 
 #: Neighbours each record may move towards in the improvement pass (at least k − 1).
 MOVE_CANDIDATES = 8
-#: KD-tree leaf size: one-hot embeddings of categorical data query fastest with big leaves.
-LEAF_SIZE = 256
 #: Passes of the improvement pass over all records.
 MAX_ROUNDS = 20
 
@@ -44,14 +42,11 @@ def _labels(trees: list[Tree], n: int) -> np.ndarray:
 
 
 def _forest(
-    index: RecordIndex, k: int, n_neighbours: int, square: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Tree]]:
-    """Neighbour lists, FOREST and its trees; edge weights squared when ``square``."""
-    dist, idx = index.neighbour_lists(n_neighbours)
-    if square:
-        dist = dist**2
+    dist: np.ndarray, idx: np.ndarray, k: int
+) -> tuple[np.ndarray, list[Tree]]:
+    """FOREST on neighbour lists, and its trees."""
     head, weight = grow_forest(dist[:, : k - 1], idx[:, : k - 1], k)
-    return dist, idx, weight, forest_trees(head, weight)
+    return weight, forest_trees(head, weight)
 
 
 class ForestKAnonymity(Algorithm):
@@ -85,6 +80,11 @@ class ForestKAnonymity(Algorithm):
         What a crowd publishes for a categorical attribute, and so what the cost counts:
         ``"levels"`` a hierarchy label (the paper's cost ``h / l``); ``"sets"`` the set of
         values present, costing ``(distinct − 1) / (domain − 1)`` (the NCP of a value set).
+    loss : {"height", "ncp"}, default "height"
+        How ``"levels"`` prices a hierarchy label: by its level, ``h / l`` (the paper), or
+        by the values it covers, ``(covered − 1) / (domain − 1)`` (its NCP, what ARX's loss
+        and the peer comparisons measure). Both satisfy what the analysis needs, so the
+        guarantee holds for either.
     improve : bool, default True
         After the paper's algorithm, split every tree that still splits into two of at least
         ``k`` (never raises the cost), then move records between crowds, one at a time, when
@@ -146,12 +146,14 @@ class ForestKAnonymity(Algorithm):
         weights: Mapping[str, float] | None = None,
         allow_deletion: bool = False,
         generalize: GeneralizeForm = "levels",
+        loss: LevelLoss = "height",
         improve: bool = True,
     ) -> None:
         self.k = k
         self.weights = weights
         self.allow_deletion = allow_deletion
         self.generalize = generalize
+        self.loss = loss
         self.improve = improve
 
     @property
@@ -162,7 +164,9 @@ class ForestKAnonymity(Algorithm):
     def cost_model(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost this estimator minimizes on ``space``."""
         if space.columns:
-            return GeneralizationCost.from_columns(space.columns, self.generalize, self.weights)
+            return GeneralizationCost.from_columns(
+                space.columns, self.generalize, self.weights, self.loss
+            )
         if self.weights:
             msg = "weights name attributes; fit a MetricSpace built from a table to use them"
             raise ParameterError(msg)
@@ -171,17 +175,13 @@ class ForestKAnonymity(Algorithm):
     def _fit(self, space: MetricSpace) -> None:
         k = check_k(self.k, space.n)
         model = self.cost_model(space)
-        points = model.embedding()
         n = space.n
-        index = RecordIndex(points, 1, keys=model.keys(), leafsize=LEAF_SIZE)
-        n_neighbours = min(n - 1, max(k - 1, MOVE_CANDIDATES))
-        dist, idx, weight, trees = _forest(index, k, n_neighbours, square=False)
+        dist, idx = model.neighbour_lists(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
+        weight, trees = _forest(dist, idx, k)
         self.forest_weight_ = float(weight.sum())
         self.lower_bound_ = float(dist[:, k - 2].sum())
 
-        def distance(a: int, b: int) -> float:
-            return float(np.abs(points[a] - points[b]).sum())
-
+        distance = model.pair_cost
         trees, stuck = decompose(trees, k, distance, refine=False)
         self.n_stuck_ = stuck
         limit = size_limit(k)
@@ -197,7 +197,7 @@ class ForestKAnonymity(Algorithm):
         if self.improve or self.allow_deletion:
             improve_labels(
                 labels, idx, k, bool(self.improve), bool(self.allow_deletion), model.row_cost,
-                MAX_ROUNDS, *model.kernel_args(),
+                MAX_ROUNDS, model.kernel_args(),
             )  # fmt: skip
         self.partition_ = Partition(labels)
         self.n_deleted_ = self.partition_.n_suppressed
@@ -258,8 +258,9 @@ class MuApprox(Algorithm):
     def _fit(self, space: MetricSpace) -> None:
         k = check_k(self.k, space.n)
         pts = space.points
-        index = RecordIndex(pts, 2)
-        dist, _, _, trees = _forest(index, k, k - 1, square=True)
+        dist, idx = RecordIndex(pts, 2).neighbour_lists(k - 1)
+        dist = dist**2
+        _, trees = _forest(dist, idx, k)
         self.lower_bound_ = float(dist.sum() / (2 * k))
         distance: Callable[[int, int], float] = lambda a, b: float(  # noqa: E731
             np.sum((pts[a] - pts[b]) ** 2)

@@ -7,7 +7,8 @@ per record, for attribute ``j`` with weight ``w_j``:
 - ``"levels"`` (a hierarchy label): ``w_j * h / l_j``, where ``h`` is the lowest level on which
   the crowd agrees and ``l_j`` the hierarchy's height (a categorical attribute without a
   hierarchy has one level: its value, or ``*``) — the cost of Aggarwal et al.,
-  *Approximation Algorithms for k-Anonymity*, Sec. 2;
+  *Approximation Algorithms for k-Anonymity*, Sec. 2 (``loss="height"``); or, with
+  ``loss="ncp"``, ``w_j * (leaves under the label - 1) / (leaves - 1)``, the label's NCP;
 - ``"sets"`` (the set of values present, ``{a|b}``): ``w_j * (distinct - 1) / (domain - 1)``,
   the normalized certainty penalty of a value set.
 
@@ -36,10 +37,19 @@ import numpy as np
 
 from ..errors import ParameterError
 from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
+from .neighbours import RecordIndex, _expand_lists
 
 __all__ = ["GeneralizationCost", "GeneralizeForm", "crowd_cost"]
 
+#: Neighbour lists scan all pairs of distinct rows up to this many of them ...
+SCAN_MAX_DISTINCT = 40_000
+#: ... when no categorical domain is wider than this (the pair tables are D x D).
+SCAN_MAX_DOMAIN = 1024
+#: KD-tree leaf size: one-hot embeddings of categorical data query fastest with big leaves.
+WIDE_LEAF_SIZE = 256
+
 GeneralizeForm = Literal["levels", "sets"]
+LevelLoss = Literal["height", "ncp"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,6 +65,7 @@ class GeneralizationCost:
     num_weight: np.ndarray  # (a,)
     codes: np.ndarray  # (n, b) leaf code of each categorical / hierarchical value
     ancestors: np.ndarray  # (b, L + 1, D): node of each leaf at each level
+    node_cost: np.ndarray  # (b, L + 1, D): cost of generalizing to node (level, code)
     height: np.ndarray  # (b,) levels above the leaves (levels form)
     domain: np.ndarray  # (b,) number of leaves (sets form)
     sets: np.ndarray  # (b,) bool: published as a value set
@@ -66,10 +77,16 @@ class GeneralizationCost:
         columns: Sequence[QIColumn],
         form: GeneralizeForm = "levels",
         weights: Mapping[str, float] | None = None,
+        loss: LevelLoss = "height",
     ) -> GeneralizationCost:
-        """Cost tables for coded QI columns; ``weights`` override the schema's weights."""
+        """Cost tables for coded QI columns; ``weights`` override the schema's weights;
+        ``loss`` prices a hierarchy label by its level (``"height"``) or by the leaves it
+        covers (``"ncp"``)."""
         if form not in ("levels", "sets"):
             msg = f"generalize must be 'levels' or 'sets', got {form!r}"
+            raise ParameterError(msg)
+        if loss not in ("height", "ncp"):
+            msg = f"loss must be 'height' or 'ncp', got {loss!r}"
             raise ParameterError(msg)
         names = tuple(c.name for c in columns)
         weights = dict(weights or {})
@@ -109,15 +126,23 @@ class GeneralizationCost:
         levels = max((t.shape[0] for t in tables), default=1)
         width = max((t.shape[1] for t in tables), default=1)
         ancestors = np.zeros((len(tables), levels, width), dtype=np.intp)
+        node_cost = np.zeros((len(tables), levels, width))
         for j, t in enumerate(tables):
             ancestors[j, : t.shape[0], : t.shape[1]] = t
-            ancestors[j, t.shape[0] :, :] = 0  # above the top: the root
+            h, size = t.shape[0] - 1, t.shape[1]
+            for level in range(h + 1):
+                if loss == "height":
+                    node_cost[j, level, :] = level / h if h else 0.0
+                else:
+                    leaves = np.bincount(t[level], minlength=width)
+                    node_cost[j, level, :] = (leaves - 1) / (size - 1) if size > 1 else 0.0
         return cls(
             names=names,
             num=_matrix(nums, n, np.float64),
             num_weight=np.asarray(num_w, dtype=np.float64),
             codes=_matrix(cats, n, np.intp),
             ancestors=ancestors,
+            node_cost=np.maximum(node_cost, 0.0),
             height=np.asarray(heights, dtype=np.intp),
             domain=np.asarray(domains, dtype=np.intp),
             sets=np.asarray(sets, dtype=np.bool_),
@@ -136,6 +161,7 @@ class GeneralizationCost:
             num_weight=np.ones(X.shape[1]),
             codes=np.zeros((X.shape[0], 0), dtype=np.intp),
             ancestors=np.zeros((0, 1, 1), dtype=np.intp),
+            node_cost=np.zeros((0, 1, 1)),
             height=np.zeros(0, dtype=np.intp),
             domain=np.zeros(0, dtype=np.intp),
             sets=np.zeros(0, dtype=np.bool_),
@@ -154,9 +180,10 @@ class GeneralizationCost:
     def embedding(self) -> np.ndarray:
         """Points whose L1 distances are the pair costs ``d(a, b)``.
 
-        Numeric: ``w * x / range``. Levels: a one-hot block per level below the top, entries
-        ``w / (2 l)`` (two values meeting at level ``h`` differ on ``h`` blocks). Sets: a
-        one-hot block of the value, entries ``w / (2 (domain - 1))``.
+        Numeric: ``w * x / range``. Levels: a one-hot block per level below the top; a node's
+        entry is half the cost step to its parent, so two values differ by the cost of the
+        node where they meet (``w / (2 l)`` per level under the height loss). Sets: a one-hot
+        block of the value, entries ``w / (2 (domain - 1))``.
         """
         parts = [self.num * self.num_weight]
         for j in range(self.codes.shape[1]):
@@ -165,15 +192,70 @@ class GeneralizationCost:
                 if self.domain[j] > 1:
                     parts.append(_one_hot(leaves, w / (2.0 * (self.domain[j] - 1))))
                 continue
-            h = int(self.height[j])
-            for level in range(h):
-                parts.append(_one_hot(self.ancestors[j, level][leaves], w / (2.0 * h)))
+            for level in range(int(self.height[j])):
+                node = self.ancestors[j, level][leaves]
+                up = self.ancestors[j, level + 1][leaves]
+                step = self.node_cost[j, level + 1][up] - self.node_cost[j, level][node]
+                parts.append(_one_hot(node, w * step / 2.0))
         return np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((self.n, 0))
 
     def keys(self) -> np.ndarray:
         """Integer rows equal exactly when two records' embeddings are equal."""
         bits = np.ascontiguousarray(self.num).view(np.int64)
         return np.ascontiguousarray(np.hstack([self.codes.astype(np.int64), bits]))
+
+    def neighbour_lists(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per record: the pair costs and indices of its ``k`` nearest other records, nearest
+        first (``k < n``).
+
+        Exact either way. With categorical attributes and at most :data:`SCAN_MAX_DISTINCT`
+        distinct rows: a compiled scan over the distinct rows with early exit, which on
+        categorical data beats a KD-tree on the wide one-hot embedding many times over
+        (Adult: 0.6–0.9 s against 1.3–24 s); ``O(m^2)`` pair tests for ``m`` distinct rows.
+        Otherwise: a KD-tree on :meth:`embedding`.
+        """
+        keys = self.keys()
+        _, first, inverse, counts = np.unique(
+            keys, axis=0, return_index=True, return_inverse=True, return_counts=True
+        )
+        scan = (
+            self.codes.shape[1] > 0
+            and first.size <= SCAN_MAX_DISTINCT
+            and self.ancestors.shape[2] <= SCAN_MAX_DOMAIN
+        )
+        if not scan:
+            index = RecordIndex(self.embedding(), 1, keys=keys, leafsize=WIDE_LEAF_SIZE)
+            return index.neighbour_lists(k)
+        inverse = inverse.ravel()
+        q = min(k + 1, first.size)
+        num = np.ascontiguousarray(self.num[first] * self.num_weight)
+        codes = np.ascontiguousarray(self.codes[first])
+        d_u, i_u = _knn_distinct(num, codes, self.pair_tables(), q)
+        order = np.argsort(inverse, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        return _expand_lists(d_u, i_u, counts.astype(np.intp), starts, order, k)
+
+    def pair_tables(self) -> np.ndarray:
+        """``tables[j, x, y]``: weighted cost of a crowd holding values ``x`` and ``y`` of
+        categorical attribute ``j`` (shape ``(b, D, D)``, ``D`` the widest domain)."""
+        b, width = self.codes.shape[1], self.ancestors.shape[2]
+        tables = np.zeros((b, width, width))
+        for j in range(b):
+            size = int(self.domain[j])
+            x = np.arange(size)
+            if self.sets[j]:
+                if size > 1:
+                    tables[j, :size, :size] = (x[:, None] != x[None, :]) / (size - 1)
+            else:
+                anc = self.ancestors[j, : self.height[j] + 1, :size]
+                meet = np.full((size, size), self.height[j])
+                for level in range(self.height[j], -1, -1):
+                    same = anc[level][:, None] == anc[level][None, :]
+                    meet[same] = level
+                node = anc[meet, x[:, None]]
+                tables[j, :size, :size] = self.node_cost[j][meet, node]
+            tables[j] *= self.cat_weight[j]
+        return tables
 
     def pair_cost(self, a: int, b: int) -> float:
         """``d(a, b)``: the cost per record of a crowd of the two records."""
@@ -183,9 +265,8 @@ class GeneralizationCost:
         """Total cost of a labelling: crowds at their cost, each label −1 record deleted."""
         labels = np.asarray(labels, dtype=np.intp)
         return float(
-            _labelling_cost(
-                labels, *self.kernel_args()
-            ) + self.row_cost * np.count_nonzero(labels < 0)
+            _labelling_cost(labels, self.kernel_args())
+            + self.row_cost * np.count_nonzero(labels < 0)
         )
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
@@ -195,6 +276,7 @@ class GeneralizationCost:
             self.num_weight,
             self.codes,
             self.ancestors,
+            self.node_cost,
             self.height,
             self.domain,
             self.sets,
@@ -206,7 +288,7 @@ def crowd_cost(model: GeneralizationCost, members: np.ndarray) -> float:
     """Cost of one crowd: its size times the per-record cost of generalizing it."""
     members = np.asarray(members, dtype=np.intp)
     stamp = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.intp)
-    return float(members.size * _record_cost(members, *model.kernel_args(), stamp, 1))
+    return float(members.size * _record_cost(members, model.kernel_args(), stamp, 1))
 
 
 def _matrix(columns: list[np.ndarray], n: int, dtype: type) -> np.ndarray:
@@ -215,7 +297,7 @@ def _matrix(columns: list[np.ndarray], n: int, dtype: type) -> np.ndarray:
     return np.ascontiguousarray(np.column_stack(columns).astype(dtype))
 
 
-def _one_hot(codes: np.ndarray, value: float) -> np.ndarray:
+def _one_hot(codes: np.ndarray, value: float | np.ndarray) -> np.ndarray:
     present, local = np.unique(codes, return_inverse=True)
     out = np.zeros((codes.size, present.size))
     out[np.arange(codes.size), local.ravel()] = value
@@ -223,14 +305,14 @@ def _one_hot(codes: np.ndarray, value: float) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _record_cost(
-    members, num, num_weight, codes, ancestors, height, domain, sets, cat_weight, stamp, tick
-):
-    """Per-record generalization cost of the crowd ``members``.
+def _record_cost(members, cm, stamp, tick):
+    """Per-record generalization cost of the crowd ``members`` (``cm``: the arrays of
+    :meth:`GeneralizationCost.kernel_args`).
 
     ``stamp`` is a scratch array (size ≥ the widest domain) holding no value equal to
     ``tick``; counting distinct values marks it with ``tick .. tick + b - 1``.
     """
+    num, num_weight, codes, ancestors, node_cost, height, domain, sets, cat_weight = cm
     total = 0.0
     m = members.size
     for j in range(num.shape[1]):
@@ -267,12 +349,13 @@ def _record_cost(
                 level += 1
             if level == h:
                 break
-        total += cat_weight[j] * level / h
+        total += cat_weight[j] * node_cost[j, level, ancestors[j, level, first]]
     return total
 
 
 @numba.njit(cache=True, nogil=True)
-def _labelling_cost(labels, num, num_weight, codes, ancestors, height, domain, sets, cat_weight):
+def _labelling_cost(labels, cm):
+    codes, ancestors = cm[2], cm[3]
     n = labels.size
     m = 0
     for i in range(n):
@@ -297,8 +380,51 @@ def _labelling_cost(labels, num, num_weight, codes, ancestors, height, domain, s
         if members.size == 0:
             continue
         tick = 1 + c * b
-        total += members.size * _record_cost(
-            members, num, num_weight, codes, ancestors, height, domain, sets, cat_weight,
-            stamp, tick,
-        )  # fmt: skip
+        total += members.size * _record_cost(members, cm, stamp, tick)
     return total
+
+
+@numba.njit(cache=True, parallel=True)
+def _knn_distinct(num, codes, tables, q):
+    """The ``q`` nearest distinct points of every distinct point (itself first).
+
+    ``num`` holds weighted, range-scaled numeric values and ``codes`` the categorical codes of
+    the distinct points; ``tables[j, x, y]`` is attribute ``j``'s pair cost. Each query scans
+    outward from itself in key order (similar rows first, so the bound tightens early) and
+    drops a candidate as soon as its partial sum passes the ``q``-th best: exact, and no
+    matrix is kept.
+    """
+    m = num.shape[0]
+    out_d = np.empty((m, q))
+    out_i = np.empty((m, q), dtype=np.intp)
+    a, b = num.shape[1], codes.shape[1]
+    for u in numba.prange(m):
+        best_d = np.full(q, np.inf)
+        best_i = np.full(q, -1, dtype=np.intp)
+        best_d[0], best_i[0] = 0.0, u
+        for s in range(1, 2 * max(u, m - 1 - u) + 1):
+            v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
+            if v < 0 or v >= m:
+                continue
+            bound = best_d[q - 1]
+            d = 0.0
+            for j in range(a):
+                d += abs(num[u, j] - num[v, j])
+            if d >= bound:
+                continue
+            for j in range(b):
+                d += tables[j, codes[u, j], codes[v, j]]
+                if d >= bound:
+                    break
+            if d >= bound:
+                continue
+            t = q - 1
+            while t > 0 and best_d[t - 1] > d:
+                best_d[t] = best_d[t - 1]
+                best_i[t] = best_i[t - 1]
+                t -= 1
+            best_d[t] = d
+            best_i[t] = v
+        out_d[u] = best_d
+        out_i[u] = best_i
+    return out_d, out_i
