@@ -239,3 +239,50 @@ def test_epsilon_for_a_method_without_outliers(people, tmp_path):
     bad = anonymize(people, tmp_path, "--qi", "age", "--k", "3", "--method", "r-gather",
                     "--epsilon", "0.1")  # fmt: skip
     assert_clean_failure(bad, tmp_path, "does not take those parameters")
+
+
+def test_forest_with_sets_weights_and_deletion(people, tmp_path):
+    result = anonymize(
+        people, tmp_path, *QI_ARGS, "--sensitive", "disease", "--k", "3", "--seed", "2",
+        "--method", "forest", "--generalize", "sets", "--weights", "zip=3,age=0.5",
+        "--allow-deletion",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["generalize"] == "sets" and meta["method"] == "forest"
+    assert meta["parameters"]["allow_deletion"] is True
+    assert meta["n_released"] + meta["n_suppressed"] == 12
+    assert meta["certified_ratio"] >= 1.0 and meta["guarantee"] == 5.0
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert len(out) == meta["n_released"]
+    check = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")
+    assert check.exit_code == 0, check.output
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (("--weights", "age=-1"), "weight of 'age' must be a positive number"),
+        (("--weights", "disease=2"), "not a quasi-identifier"),
+        (("--weights", "age"), "NAME=VALUE"),
+        (("--generalize", "bags"), "generalize must be 'levels' or 'sets'"),
+        (("--generalize", "sets", "--release", "centers"), "value sets"),
+    ],
+)
+def test_forest_options_bad_input(people, tmp_path, args, pattern):
+    result = anonymize(people, tmp_path, *QI_ARGS, "--k", "3", "--method", "forest", *args)
+    assert_clean_failure(result, tmp_path, pattern)
+
+
+def test_job_file_weights_and_generalize(people, tmp_path):
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'input = "{people.name}"\nout = "out.csv"\nk = 3\nmethod = "forest"\n'
+        'generalize = "sets"\n[columns]\nqi = ["age", "sex"]\n[weights]\nsex = 4\n'
+    )
+    result = invoke("anonymize", "--config", job)
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["generalize"] == "sets"
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert not out["sex"].str.startswith("{").any()  # sex weighs 4: crowds keep it exact
