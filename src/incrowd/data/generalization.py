@@ -45,8 +45,9 @@ __all__ = ["GeneralizationCost", "GeneralizeForm", "crowd_cost"]
 SCAN_MAX_DISTINCT = 40_000
 #: ... when no categorical domain is wider than this (the pair tables are D x D).
 SCAN_MAX_DOMAIN = 1024
-#: KD-tree leaf size: one-hot embeddings of categorical data query fastest with big leaves.
+#: KD-tree leaf size: one-hot embeddings (wider than WIDE_DIM) query fastest with big leaves.
 WIDE_LEAF_SIZE = 256
+WIDE_DIM = 32
 
 GeneralizeForm = Literal["levels", "sets"]
 LevelLoss = Literal["height", "ncp"]
@@ -224,7 +225,9 @@ class GeneralizationCost:
             and self.ancestors.shape[2] <= SCAN_MAX_DOMAIN
         )
         if not scan:
-            index = RecordIndex(self.embedding(), 1, keys=keys, leafsize=WIDE_LEAF_SIZE)
+            points = self.embedding()
+            wide = points.shape[1] > WIDE_DIM
+            index = RecordIndex(points, 1, keys=keys, leafsize=WIDE_LEAF_SIZE if wide else None)
             return index.neighbour_lists(k)
         inverse = inverse.ravel()
         q = min(k + 1, first.size)
