@@ -24,6 +24,9 @@ from .algorithms import (  # noqa: E402
     MuApprox,
     RGather,
     RGatherOutliers,
+    ThreeAnonymity,
+    TwoAnonymity,
+    TwoMicroaggregation,
 )
 from .anonymize import anonymize  # noqa: E402
 from .base import Algorithm, Guarantee  # noqa: E402
@@ -83,6 +86,9 @@ __all__ = [
     "Release",
     "Schema",
     "SchemaError",
+    "ThreeAnonymity",
+    "TwoAnonymity",
+    "TwoMicroaggregation",
     "VerificationReport",
     "__version__",
     "anonymize",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Algorithm
 from .exact import ExactPartition
+from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
 from .forest import ForestKAnonymity, MuApprox
 from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
 from .mdav import MDAV
@@ -18,6 +19,9 @@ __all__ = [
     "KRCenterOutliers",
     "RGather",
     "RGatherOutliers",
+    "ThreeAnonymity",
+    "TwoAnonymity",
+    "TwoMicroaggregation",
 ]
 
 #: Methods offered by ``incrowd anonymize --method``, by name.
@@ -30,4 +34,7 @@ METHODS: dict[str, type[Algorithm]] = {
     "kr-center-outliers": KRCenterOutliers,
     "forest": ForestKAnonymity,
     "mu-approx": MuApprox,
+    "2-anonymity": TwoAnonymity,
+    "3-anonymity": ThreeAnonymity,
+    "2-microaggregation": TwoMicroaggregation,
 }

@@ -87,6 +87,15 @@ class RecordIndex:
         ids = self.tree.query_ball_point(center, radius, p=self.norm)
         return self.expand(np.asarray(ids, dtype=np.intp))
 
+    def balls(self, centers: np.ndarray, radii: np.ndarray) -> list[np.ndarray]:
+        """Records within ``radii[i]`` (inclusive) of each point ``centers[i]`` (all cores)."""
+        if len(centers) == 0:
+            return []
+        found = self.tree.query_ball_point(
+            centers, np.asarray(radii, dtype=np.float64), p=self.norm, workers=-1
+        )
+        return [self.expand(np.asarray(ids, dtype=np.intp)) for ids in found]
+
     def nearest(self, centers: np.ndarray, k: int, bound: float) -> list[tuple[np.ndarray, bool]]:
         """For each center: its ``k`` nearest records closer than ``bound`` (exclusive), and
         whether that list holds every record in range."""
