@@ -178,3 +178,19 @@ def test_releases_verify(method: str, k: int, release: str) -> None:
     meta = out.metadata
     assert incrowd.verify(out.table, schema.qi_names, k, metadata=meta).ok
     assert meta["lower_bound"] <= meta["cost"] and meta["certified_ratio"] >= 1.0
+
+
+def test_table_1_data_two_microaggregation_is_certified(datasets):
+    """Domingo-Ferrer & Sebé's Table 1 data: the factor is proven optimal over all pairs and
+    2-μ-Approx beats MDAV and μ-Approx on EIA-600 (experiments/table1_2microaggregation.py
+    prints the figures)."""
+    from incrowd import MDAV, MuApprox
+    from incrowd.datasets import casc_matrix
+
+    X = casc_matrix(datasets, "eia", rows=600)
+    model = TwoMicroaggregation().fit(X)
+    assert model.factor_optimal_
+    # the proof of Theorem 1: SSE <= w(F_min) = 2 x the lower bound
+    assert model.cost_ <= model.factor_weight_ + 1e-9
+    assert model.cost_ < MDAV(k=2).fit(X).cost_
+    assert model.cost_ <= MuApprox(k=2).fit(X).cost_

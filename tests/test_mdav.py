@@ -1,26 +1,12 @@
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from incrowd import MDAV, InfeasibleError, MetricSpace, ParameterError, Partition
+from incrowd.datasets import casc_matrix
 from incrowd.metrics import l_sse, sse_loss
-
-EIA_COLUMNS = [
-    "UTILITYID",
-    "RESREVENUE",
-    "RESSALES",
-    "COMREVENUE",
-    "COMSALES",
-    "INDREVENUE",
-    "INDSALES",
-    "OTHREVENUE",
-    "OTHRSALES",
-    "TOTREVENUE",
-    "TOTSALES",
-]
 
 # Independent reference values of ../shared/datasets/README.md: SSE on data standardized to
 # zero mean and unit population variance.
@@ -41,11 +27,7 @@ REFERENCE = {
 
 
 def standardized(datasets, name):
-    frame = pd.read_csv(datasets / f"{name}.csv")
-    if name == "eia":
-        frame = frame[EIA_COLUMNS]
-    X = frame.to_numpy(dtype=float)
-    return (X - X.mean(axis=0)) / X.std(axis=0)
+    return casc_matrix(datasets, name)
 
 
 @pytest.mark.parametrize(("name", "k"), sorted(REFERENCE))

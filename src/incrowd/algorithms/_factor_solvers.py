@@ -7,7 +7,7 @@
   weight 0, which makes the matching perfect (``../shared/notes/solver-measurements.md``
   validates the gadget against brute force). PyMatching needs integer weights, so weights
   are rounded to a grid; the result is optimal for the rounded weights and within
-  ``n × step`` of the true optimum (``step`` = largest weight / 2**20), which we report.
+  ``n × step`` of the true optimum (``step`` = largest weight / 2**21), which we report.
 - 2-factor (every degree 2, cycles of length ≥ 3): a mixed-integer program on the degree
   constraints, solved exactly by HiGHS (``scipy.optimize.milp``, relative gap 0); a simple
   graph has no 2-cycles, so no subtour constraints are needed.
@@ -37,7 +37,9 @@ __all__ = ["Factor", "FactorKind", "solve_factor", "lp_duals", "unique_edges"]
 FactorKind = Literal["12", "2"]
 #: Rounded weights are integers up to this; with the shifts below every gadget weight stays
 #: under 2**24, where PyMatching is exact.
-WEIGHT_GRID = 2**20
+WEIGHT_GRID = 2**21
+#: Up to this many candidate edges an LP gap is closed by solving the MIP exactly.
+MILP_MAX_EDGES = 2_000
 #: Above this many candidate edges the LP is solved by interior point (faster there, and
 #: its central duals make fewer missing edges look attractive), below by dual simplex.
 IPM_ABOVE_EDGES = 100_000
@@ -301,7 +303,8 @@ class Certified:
     factor: Factor
     #: a proven lower bound on the minimum weight over the complete graph
     lower_bound: float
-    #: True when the factor is proven minimum over the complete graph (up to ``rounding``)
+    #: True when the factor is proven minimum over the complete graph; otherwise
+    #: ``lower_bound`` says how far from it the factor may be
     optimal: bool
     n_candidates: int
     rounds: int
@@ -360,11 +363,20 @@ def certify(
         pi = duals.potential
         gap = max(factor.weight - lp, 0.0)
         tight = gap <= tol
+        exact = tight or factor.rounding == 0.0
+        if not exact and edges.shape[0] <= MILP_MAX_EDGES:
+            # small enough for the MIP: the exact optimum on the candidates, no rounding
+            factor = _milp_factor(kind, n, edges, weights)
+            gap, exact = max(factor.weight - lp, 0.0), True
+            tight = gap <= tol
         # Tight: the LP bound holds for the complete graph once no missing edge has a
-        # negative reduced cost. Not tight: no missing edge may have one up to the gap.
+        # negative reduced cost. Not tight: a factor using a missing edge of reduced cost
+        # rc weighs at least LP + rc, so once none has rc <= gap - rounding, nothing beats
+        # w(F) - rounding (F itself is optimal up to its rounding on the candidates).
         # In the last round only the Lagrangian bound is wanted: negative costs suffice.
         last = rounds >= max_rounds
-        threshold = -tol if tight or last else gap + factor.rounding + tol
+        slack = gap if exact else max(gap - factor.rounding, 0.0)
+        threshold = -tol if tight or last else slack + tol
         # A missing uv below the threshold has w_uv < pi_u + pi_v + threshold
         # <= 2 max(pi_u, pi_v) + threshold, and w_uv >= d_m at both ends: a range query
         # from the end with the larger potential, where d_m(x) <= 2 pi_x + threshold,
@@ -386,8 +398,8 @@ def certify(
         else:
             extra = extra[:0]
         if extra.size == 0 and (tight or not last):
-            bound = factor.weight - (0.0 if tight else factor.rounding)
-            return Certified(factor, bound, True, len(edges), rounds)
+            bound = factor.weight if exact else max(lp, factor.weight - factor.rounding)
+            return Certified(factor, bound, exact, len(edges), rounds)
         if rounds >= max_rounds:
             # Lagrangian bound from this round's duals
             bound = max(_simple_bound(kind, dist), lp - deficit)

@@ -202,6 +202,8 @@ class _FactorMethod(Algorithm):
         self.factor_weight_ = cert.factor.weight
         self.factor_lower_bound_ = cert.lower_bound
         self.factor_optimal_ = cert.optimal
+        weight = cert.factor.weight
+        self.factor_gap_ = (weight - cert.lower_bound) / weight if weight > 0 else 0.0
         self.n_candidate_edges_ = cert.n_candidates
         groups = factor_groups(n, cert.factor.edges, self.sizes, cost)
         self.partition_ = Partition(_labels(groups, n))
@@ -285,7 +287,9 @@ class TwoAnonymity(_Anonymity):
     factor_edges_ : the [1,2]-factor's edges; ``factor_weight_`` its weight
     factor_ : the approximation factor that holds for this input (1.5 or 2)
     factor_optimal_ : bool, the factor is proven minimum over the complete graph
-    factor_lower_bound_ : a proven lower bound on the minimum factor weight
+    factor_lower_bound_ : a proven lower bound on the minimum factor weight over all pairs
+    factor_gap_ : ``(factor_weight_ − factor_lower_bound_) / factor_weight_``: 0 when proven
+        optimal, else how far from the minimum the factor may be
     lower_bound_ : ``2 · factor_lower_bound_`` when every attribute has at most two values or
         is numeric (Lemma 9), else ``1.5 · factor_lower_bound_`` (its general-alphabet form)
     binary_ : bool
