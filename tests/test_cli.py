@@ -286,3 +286,20 @@ def test_job_file_weights_and_generalize(people, tmp_path):
     assert meta["generalize"] == "sets"
     out = pd.read_csv(tmp_path / "out.csv", dtype=str)
     assert not out["sex"].str.startswith("{").any()  # sex weighs 4: crowds keep it exact
+
+
+@pytest.mark.parametrize(
+    ("method", "k", "extra"),
+    [("2-microaggregation", "2", ("--release", "microaggregated")),
+     ("2-anonymity", "2", ()), ("3-anonymity", "3", ())],
+)  # fmt: skip
+def test_factor_methods_from_the_command_line(people, tmp_path, method, k, extra):
+    result = anonymize(people, tmp_path, *QI_ARGS, "--k", k, "--method", method, *extra)
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["k_achieved"] >= int(k) and meta["certified_ratio"] >= 1.0
+
+
+def test_factor_method_with_the_wrong_k(people, tmp_path):
+    result = anonymize(people, tmp_path, *QI_ARGS, "--k", "4", "--method", "3-anonymity")
+    assert_clean_failure(result, tmp_path, "k must be 3")
