@@ -38,6 +38,9 @@ FactorKind = Literal["12", "2"]
 #: Rounded weights are integers up to this; with the shifts below every gadget weight stays
 #: under 2**24, where PyMatching is exact.
 WEIGHT_GRID = 2**21
+#: The MIP (the 2-factor, and closing small LP gaps) stops after this many seconds with the
+#: best factor found and its proven distance from the optimum.
+MILP_TIME_LIMIT = 60.0
 #: Up to this many candidate edges an LP gap is closed by solving the MIP exactly.
 MILP_MAX_EDGES = 2_000
 #: Above this many candidate edges the LP is solved by interior point (faster there, and
@@ -54,7 +57,8 @@ class Factor:
 
     edges: np.ndarray  # (m, 2)
     weights: np.ndarray  # (m,)
-    #: how far above the optimum (on the graph it was solved on) the weight may be
+    #: how far above the optimum (on the graph it was solved on) the weight may be: weight
+    #: rounding of the matching solver, or the gap of a MIP stopped by its time limit
     rounding: float = 0.0
 
     @property
@@ -156,13 +160,25 @@ def _milp_factor(kind: FactorKind, n: int, edges: np.ndarray, weights: np.ndarra
         constraints=LinearConstraint(A, 2 if kind == "2" else 1, 2),
         integrality=np.ones(edges.shape[0]),
         bounds=Bounds(0, 1),
-        options={"mip_rel_gap": 0.0},
+        options={"mip_rel_gap": 0.0, "time_limit": MILP_TIME_LIMIT},
     )
-    if res.status != 0 or res.x is None:
-        msg = f"the candidate graph has no {'2' if kind == '2' else '[1,2]'}-factor"
+    name = "2" if kind == "2" else "[1,2]"
+    if res.x is None:
+        if res.status == 1:
+            msg = (
+                f"the {name}-factor MIP found no solution within {MILP_TIME_LIMIT:g} s "
+                f"({n} records); use the forest method for data this size"
+            )
+        else:
+            msg = f"the candidate graph has no {name}-factor"
         raise InfeasibleError(msg)
     pick = res.x > 0.5
-    return Factor(edges[pick], weights[pick])
+    chosen = weights[pick]
+    # stopped by the time limit: the best factor found, within (its weight - the MIP's
+    # dual bound) of the optimum on these edges
+    dual = getattr(res, "mip_dual_bound", None)
+    short = 0.0 if res.status == 0 or dual is None else max(float(chosen.sum()) - dual, 0.0)
+    return Factor(edges[pick], chosen, rounding=short)
 
 
 def lp_duals(
@@ -367,7 +383,7 @@ def certify(
         if not exact and edges.shape[0] <= MILP_MAX_EDGES:
             # small enough for the MIP: the exact optimum on the candidates, no rounding
             factor = _milp_factor(kind, n, edges, weights)
-            gap, exact = max(factor.weight - lp, 0.0), True
+            gap, exact = max(factor.weight - lp, 0.0), factor.rounding == 0.0
             tight = gap <= tol
         # Tight: the LP bound holds for the complete graph once no missing edge has a
         # negative reduced cost. Not tight: a factor using a missing edge of reduced cost
