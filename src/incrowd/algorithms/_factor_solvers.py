@@ -369,7 +369,10 @@ def certify(
         lp, duals, cuts = lp_duals(kind, n, edges, weights, cuts, max_cut_rounds)
         tol = 1e-9 * max(1.0, factor.weight)
         if stale and lp < factor.weight - tol:  # the added edges may help: solve again
-            factor = solve_factor(kind, n, edges, weights)
+            try:
+                factor = solve_factor(kind, n, edges, weights)
+            except InfeasibleError:  # the MIP ran out of time: keep the factor we have
+                factor = Factor(factor.edges, factor.weights, max(factor.weight - lp, 0.0))
         stale = False
         exact = duals.integral(kind, n, edges)
         if exact is not None and weights[exact].sum() < factor.weight:
