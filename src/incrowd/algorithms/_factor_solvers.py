@@ -32,7 +32,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InfeasibleError
 
-__all__ = ["Factor", "FactorKind", "solve_factor", "lp_duals", "unique_edges"]
+__all__ = ["Factor", "FactorKind", "SolverTimeout", "solve_factor", "lp_duals", "unique_edges"]
 
 FactorKind = Literal["12", "2"]
 #: Rounded weights are integers up to this; with the shifts below every gadget weight stays
@@ -49,6 +49,10 @@ IPM_ABOVE_EDGES = 100_000
 #: With that many edges, those priced within this fraction of the median candidate weight
 #: join the ones that must: duals move when edges are added, and this spares rounds.
 PRICING_MARGIN = 0.5
+
+
+class SolverTimeout(InfeasibleError):
+    """The MIP found no factor within its time limit (the graph may still have one)."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +173,8 @@ def _milp_factor(kind: FactorKind, n: int, edges: np.ndarray, weights: np.ndarra
                 f"the {name}-factor MIP found no solution within {MILP_TIME_LIMIT:g} s "
                 f"({n} records); use the forest method for data this size"
             )
-        else:
-            msg = f"the candidate graph has no {name}-factor"
+            raise SolverTimeout(msg)
+        msg = f"the candidate graph has no {name}-factor"
         raise InfeasibleError(msg)
     pick = res.x > 0.5
     chosen = weights[pick]
@@ -357,7 +361,9 @@ def certify(
         try:
             factor = solve_factor(kind, n, edges, weights)
             break
-        except InfeasibleError:
+        except SolverTimeout:
+            raise
+        except InfeasibleError:  # some record lacks partners: widen the candidates
             if m >= n - 1:
                 raise
             m = min(n - 1, 2 * m)
