@@ -40,13 +40,7 @@ def _delete_and_merge(
     that lowers the cost most; False when nothing lowers it."""
     b = cm[2].shape[1]
     rest = np.empty(size[a], dtype=np.intp)
-    n_rest = 0
-    y = head[a]
-    while y >= 0:
-        if y != x:
-            rest[n_rest] = y
-            n_rest += 1
-        y = nxt[y]
+    n_rest = _gather(head, nxt, a, x, -1, rest)
     n_seen = 0
     best, best_cost, best_delta = -1, 0.0, -1e-12 * (1.0 + cost[a])
     for i in range(n_rest):

@@ -232,14 +232,7 @@ class _Anonymity(_FactorMethod):
 
     def cost_model(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost on ``space`` (as :class:`ForestKAnonymity`)."""
-        if space.columns:
-            return GeneralizationCost.from_columns(
-                space.columns, self.generalize, self.weights, self.loss
-            )
-        if self.weights:
-            msg = "weights name attributes; fit a MetricSpace built from a table to use them"
-            raise ParameterError(msg)
-        return GeneralizationCost.from_array(space.points)
+        return GeneralizationCost.for_space(space, self.generalize, self.weights, self.loss)
 
     @staticmethod
     def _binary(model: GeneralizationCost) -> bool:

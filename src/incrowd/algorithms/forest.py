@@ -20,7 +20,6 @@ from ..base import Algorithm, Guarantee, check_k
 from ..data.generalization import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.neighbours import RecordIndex
 from ..data.space import MetricSpace
-from ..errors import ParameterError
 from ..metrics import sse_loss
 from ..partition import SUPPRESSED, Partition
 from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
@@ -163,14 +162,7 @@ class ForestKAnonymity(Algorithm):
 
     def cost_model(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost this estimator minimizes on ``space``."""
-        if space.columns:
-            return GeneralizationCost.from_columns(
-                space.columns, self.generalize, self.weights, self.loss
-            )
-        if self.weights:
-            msg = "weights name attributes; fit a MetricSpace built from a table to use them"
-            raise ParameterError(msg)
-        return GeneralizationCost.from_array(space.points)
+        return GeneralizationCost.for_space(space, self.generalize, self.weights, self.loss)
 
     def _fit(self, space: MetricSpace) -> None:
         k = check_k(self.k, space.n)

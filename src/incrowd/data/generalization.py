@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numba
 import numpy as np
@@ -38,6 +38,9 @@ import numpy as np
 from ..errors import ParameterError
 from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
 from .neighbours import RecordIndex, _expand_lists
+
+if TYPE_CHECKING:
+    from .space import MetricSpace
 
 __all__ = ["GeneralizationCost", "GeneralizeForm", "crowd_cost"]
 
@@ -149,6 +152,23 @@ class GeneralizationCost:
             sets=np.asarray(sets, dtype=np.bool_),
             cat_weight=np.asarray(cat_w, dtype=np.float64),
         )
+
+    @classmethod
+    def for_space(
+        cls,
+        space: MetricSpace,
+        form: GeneralizeForm = "levels",
+        weights: Mapping[str, float] | None = None,
+        loss: LevelLoss = "height",
+    ) -> GeneralizationCost:
+        """The cost on a metric space: from its columns when built from a table, else every
+        column of its matrix numeric (then ``weights`` cannot name attributes)."""
+        if space.columns:
+            return cls.from_columns(space.columns, form, weights, loss)
+        if weights:
+            msg = "weights name attributes; fit a MetricSpace built from a table to use them"
+            raise ParameterError(msg)
+        return cls.from_array(space.points)
 
     @classmethod
     def from_array(cls, X: np.ndarray) -> GeneralizationCost:
