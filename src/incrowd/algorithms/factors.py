@@ -195,7 +195,8 @@ class _FactorMethod(Algorithm):
         full = n <= FULL_CERTIFICATE_MAX
         cert = certify(
             self.kind, n, neighbours, within, weight, CANDIDATES,
-            max_rounds=(12 if self.kind == "12" else 3) if full else 1,
+            # each 2-factor round solves a MIP: more than one only while that is cheap
+            max_rounds=(12 if self.kind == "12" else 3 if n <= 1000 else 1) if full else 1,
             max_cut_rounds=6 if full else 0,
         )  # fmt: skip
         self.factor_edges_ = cert.factor.edges
