@@ -194,3 +194,12 @@ def test_table_1_data_two_microaggregation_is_certified(datasets):
     assert model.cost_ <= model.factor_weight_ + 1e-9
     assert model.cost_ < MDAV(k=2).fit(X).cost_
     assert model.cost_ <= MuApprox(k=2).fit(X).cost_
+
+
+def test_factor_solvers_reject_bad_weights() -> None:
+    with pytest.raises(incrowd.ParameterError, match="non-negative"):
+        min_weight_12_factor(3, [[0, 1], [1, 2]], [-1.0, 1.0])
+    with pytest.raises(incrowd.ParameterError, match="2 edges but 1 weights"):
+        min_weight_2_factor(3, [[0, 1], [1, 2]], [1.0])
+    with pytest.raises(incrowd.InfeasibleError, match="no candidate partner"):
+        min_weight_12_factor(3, [[0, 1]], [1.0])

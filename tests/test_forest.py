@@ -17,6 +17,7 @@ from incrowd.algorithms._forest_core import (
     forest_trees,
     grow_forest,
     size_limit,
+    split_tree,
 )
 from incrowd.algorithms.forest import ForestKAnonymity, MuApprox
 from incrowd.data.generalization import GeneralizationCost, crowd_cost
@@ -151,8 +152,8 @@ def test_decomposition_sizes_and_weight(k: int) -> None:
             assert records == list(range(n)), "every record in exactly one crowd"
             for part in parts:
                 assert k <= part.size <= size_limit(k)
-                if refine:
-                    assert part.size < 2 * k or part.size <= size_limit(k)
+                if refine and part.size >= 2 * k:
+                    assert split_tree(part, k, distance) is None, "refining stopped early"
                 # Steiner nodes connect at least three branches (leaves and paths are pruned)
                 for node, real in enumerate(part.real):
                     assert real or len(part.adj[node]) >= 3

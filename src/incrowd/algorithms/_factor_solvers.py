@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 from scipy.sparse.csgraph import connected_components
 
-from ..errors import InfeasibleError
+from ..errors import InfeasibleError, ParameterError
 
 __all__ = ["Factor", "FactorKind", "SolverTimeout", "solve_factor", "lp_duals", "unique_edges"]
 
@@ -91,7 +91,7 @@ def solve_factor(kind: FactorKind, n: int, edges: np.ndarray, weights: np.ndarra
     weights = np.asarray(weights, dtype=np.float64)
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         msg = "factor weights must be finite and non-negative"
-        raise ValueError(msg)
+        raise ParameterError(msg)
     if kind == "12":
         return _matching_12_factor(n, edges, weights)
     return _milp_2_factor(n, edges, weights)
