@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..data.generalization import _record_cost
+from ..data.generalization import _record_cost, n_crowds
 
 __all__ = ["improve_labels"]
 
@@ -33,6 +33,15 @@ def _gather(head, nxt, crowd, skip, extra, buf):
 
 
 @numba.njit(cache=True, nogil=True)
+def _seen(seen, n_seen, crowd):
+    """Whether ``crowd`` is among the first ``n_seen`` entries of ``seen``."""
+    for s in range(n_seen):
+        if seen[s] == crowd:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
 def _delete_and_merge(
     x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
 ):
@@ -46,14 +55,7 @@ def _delete_and_merge(
     for i in range(n_rest):
         for t in range(nbr.shape[1]):
             c = labels[nbr[rest[i], t]]
-            if c < 0 or c == a:
-                continue
-            dup = False
-            for s in range(n_seen):
-                if seen[s] == c:
-                    dup = True
-                    break
-            if dup or n_seen == seen.size:
+            if c < 0 or c == a or n_seen == seen.size or _seen(seen, n_seen, c):
                 continue
             seen[n_seen] = c
             n_seen += 1
@@ -94,10 +96,7 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
     of moves and deletions made."""
     codes, ancestors = cm[2], cm[3]
     n = labels.size
-    m = 0
-    for i in range(n):
-        if labels[i] + 1 > m:
-            m = labels[i] + 1
+    m = n_crowds(labels)
     head = np.full(m, -1, dtype=np.intp)
     nxt = np.full(n, -1, dtype=np.intp)
     prv = np.full(n, -1, dtype=np.intp)
@@ -153,14 +152,7 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
                 n_seen = 0
                 for t in range(nbr.shape[1]):
                     c = labels[nbr[x, t]]
-                    if c < 0 or c == a:
-                        continue
-                    dup = False
-                    for s in range(n_seen):
-                        if seen[s] == c:
-                            dup = True
-                            break
-                    if dup:
+                    if c < 0 or c == a or _seen(seen, n_seen, c):
                         continue
                     seen[n_seen] = c
                     n_seen += 1

@@ -377,13 +377,20 @@ def _record_cost(members, cm, stamp, tick):
 
 
 @numba.njit(cache=True, nogil=True)
+def n_crowds(labels):
+    """One more than the largest crowd label (−1 labels ignored)."""
+    m = 0
+    for i in range(labels.size):
+        if labels[i] + 1 > m:
+            m = labels[i] + 1
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
 def _labelling_cost(labels, cm):
     codes, ancestors = cm[2], cm[3]
     n = labels.size
-    m = 0
-    for i in range(n):
-        if labels[i] + 1 > m:
-            m = labels[i] + 1
+    m = n_crowds(labels)
     counts = np.zeros(m + 1, dtype=np.intp)
     for i in range(n):
         if labels[i] >= 0:
