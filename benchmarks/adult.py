@@ -72,9 +72,7 @@ def survey_ncp(table, release, schema) -> float:  # noqa: ANN001
         return f"{a:g}-{b:g}" if a < b else f"{a:g}"
 
     published["age"] = np.array([clip(str(c)) for c in published["age"]], dtype=object)
-    numeric_age = Schema(
-        {**schema.quasi_identifiers, "age": Numeric()}, sensitive=schema.sensitive
-    )
+    numeric_age = Schema({**schema.quasi_identifiers, "age": Numeric()}, sensitive=schema.sensitive)
     meta = dict(release.metadata)
     out = evaluate_release(table, published, numeric_age, meta)
     assert incrowd.verify(release.table, schema.qi_names, meta["k"], metadata=meta).ok

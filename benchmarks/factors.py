@@ -74,9 +74,7 @@ def main() -> None:
         )  # fmt: skip
         row = json.loads(out.stdout.strip().splitlines()[-1])
         rows.append(row)
-        factor = (
-            "proven optimal" if row["factor_optimal"] else f"within {row['factor_gap']:.3%}"
-        )
+        factor = "proven optimal" if row["factor_optimal"] else f"within {row['factor_gap']:.3%}"
         print(
             f"| {row['data']} | {row['n']} | {row['seconds']} | {row['peak_rss_mb']} | "
             f"{row['sse']} | {row['l_sse']} | {factor} | {row['certified_ratio']} |"

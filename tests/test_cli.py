@@ -168,8 +168,8 @@ def test_missing_values_explain_the_options(tmp_path):
     path.write_text("age,sex\n30,F\n,M\n31,\n32,F\n33,M\n34,F\n")
     result = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2")
     assert_clean_failure(result, tmp_path, "column 'age' has 1 missing value(s) (first in row 2)")
-    assert "--drop-missing" in result.stderr and "--missing category" in result.stderr
-    dropped = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2", "--drop-missing")
+    assert "--missing drop" in result.stderr and "--missing category" in result.stderr
+    dropped = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2", "--missing", "drop")
     assert dropped.exit_code == 0, dropped.output
     meta = json.loads((tmp_path / "out.json").read_text())
     assert (meta["n_input"], meta["n_released"], meta["n_suppressed"]) == (6, 4, 2)

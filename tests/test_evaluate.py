@@ -3,7 +3,7 @@ import pytest
 
 from incrowd import InputError, anonymize, load_adult, make_microdata
 from incrowd.evaluate import evaluate_release, parse_range
-from incrowd.privacy import read_metadata
+from incrowd.release import read_release
 
 
 @pytest.mark.parametrize(
@@ -31,8 +31,8 @@ def test_ncp_from_published_cells_equals_ncp_from_the_partition(tmp_path):
     table = table.iloc[:3000]
     rel = anonymize(table, schema, 4, seed=2)
     rel.write(tmp_path / "r.csv")
-    published = pd.read_csv(tmp_path / "r.csv", dtype=str, keep_default_na=False)
-    figures = evaluate_release(table, published, schema, read_metadata(tmp_path / "r.csv"))
+    files = read_release(tmp_path / "r.csv")
+    figures = evaluate_release(table, files.table, schema, files.metadata)
     assert figures["ncp"] == pytest.approx(rel.metadata["loss"]["ncp"], rel=1e-12)
     assert figures["discernibility"] == pytest.approx(rel.metadata["loss"]["discernibility"])
     assert 0 < figures["ncp"] < 1 and figures["k_achieved"] >= 4
@@ -44,7 +44,7 @@ def test_sse_from_published_means_equals_sse_of_the_partition(tmp_path, form):
     rel = anonymize(table, schema, 3, release=form, seed=1)
     rel.write(tmp_path / "r.csv")
     published = pd.read_csv(tmp_path / "r.csv")
-    figures = evaluate_release(table, published, schema, read_metadata(tmp_path / "r.csv"))
+    figures = evaluate_release(table, published, schema, read_release(tmp_path / "r.csv").metadata)
     assert figures["l_sse"] == pytest.approx(rel.metadata["loss"]["l_sse"], rel=1e-9)
     assert figures["sse"] == pytest.approx(rel.metadata["cost"], rel=1e-9)
     if form == "centers":

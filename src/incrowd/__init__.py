@@ -3,65 +3,70 @@
 The flow: a table and its :class:`Schema` → a :class:`MetricSpace` → an algorithm's
 :class:`Partition` into crowds → a :class:`Release` in one of three forms → :func:`verify`.
 :func:`anonymize` runs all of it.
+
+Names are imported on first use (PEP 562), so ``import incrowd`` and ``incrowd --version``
+stay fast and never compile a kernel.
 """
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("incrowd")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-from .algorithms import (  # noqa: E402
-    MDAV,
-    METHODS,
-    ExactPartition,
-    ForestKAnonymity,
-    KRCenter,
-    KRCenterOutliers,
-    MuApprox,
-    RGather,
-    RGatherOutliers,
-    ThreeAnonymity,
-    TwoAnonymity,
-    TwoMicroaggregation,
-)
-from .anonymize import anonymize  # noqa: E402
-from .base import Algorithm, Guarantee  # noqa: E402
-from .data import (  # noqa: E402
-    Categorical,
-    Hierarchical,
-    Hierarchy,
-    MetricSpace,
-    Numeric,
-    Schema,
-    read_table,
-    write_table,
-)
-from .datasets import load_adult, make_microdata  # noqa: E402
-from .errors import (  # noqa: E402
-    HierarchyError,
-    IncrowdError,
-    InfeasibleError,
-    InputError,
-    ParameterError,
-    PrivacyViolation,
-    SchemaError,
-)
-from .partition import Partition  # noqa: E402
-from .privacy import VerificationReport, check_k_anonymity, verify  # noqa: E402
-from .release import (  # noqa: E402
-    Release,
-    release_centers,
-    release_generalized,
-    release_microaggregated,
-)
+#: Where each public name lives.
+_SOURCES = {
+    "METHODS": "algorithms",
+    "MDAV": "algorithms",
+    "ExactPartition": "algorithms",
+    "ForestKAnonymity": "algorithms",
+    "KRCenter": "algorithms",
+    "KRCenterOutliers": "algorithms",
+    "MuApprox": "algorithms",
+    "RGather": "algorithms",
+    "RGatherOutliers": "algorithms",
+    "ThreeAnonymity": "algorithms",
+    "TwoAnonymity": "algorithms",
+    "TwoMicroaggregation": "algorithms",
+    "anonymize": "pipeline",
+    "Algorithm": "base",
+    "Guarantee": "base",
+    "Categorical": "data",
+    "Hierarchical": "data",
+    "Hierarchy": "data",
+    "MetricSpace": "data",
+    "Numeric": "data",
+    "Schema": "data",
+    "read_table": "data",
+    "write_table": "data",
+    "load_adult": "datasets",
+    "make_microdata": "datasets",
+    "HierarchyError": "errors",
+    "IncrowdError": "errors",
+    "InfeasibleError": "errors",
+    "InputError": "errors",
+    "OutputError": "errors",
+    "ParameterError": "errors",
+    "PrivacyViolation": "errors",
+    "SchemaError": "errors",
+    "Partition": "partition",
+    "VerificationReport": "privacy",
+    "check_k_anonymity": "privacy",
+    "verify": "privacy",
+    "Release": "release",
+    "read_release": "release",
+    "release_centers": "release",
+    "release_generalized": "release",
+    "release_microaggregated": "release",
+}
 
 __all__ = [
-    "METHODS",
-    "MDAV",
+    "__version__",
     "Algorithm",
     "Categorical",
     "ExactPartition",
@@ -75,9 +80,12 @@ __all__ = [
     "InputError",
     "KRCenter",
     "KRCenterOutliers",
+    "MDAV",
+    "METHODS",
     "MetricSpace",
     "MuApprox",
     "Numeric",
+    "OutputError",
     "ParameterError",
     "Partition",
     "PrivacyViolation",
@@ -90,11 +98,11 @@ __all__ = [
     "TwoAnonymity",
     "TwoMicroaggregation",
     "VerificationReport",
-    "__version__",
     "anonymize",
     "check_k_anonymity",
     "load_adult",
     "make_microdata",
+    "read_release",
     "read_table",
     "release_centers",
     "release_generalized",
@@ -102,3 +110,66 @@ __all__ = [
     "verify",
     "write_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        msg = f"module 'incrowd' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f".{source}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SOURCES))
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .algorithms import (
+        MDAV,
+        METHODS,
+        ExactPartition,
+        ForestKAnonymity,
+        KRCenter,
+        KRCenterOutliers,
+        MuApprox,
+        RGather,
+        RGatherOutliers,
+        ThreeAnonymity,
+        TwoAnonymity,
+        TwoMicroaggregation,
+    )
+    from .base import Algorithm, Guarantee
+    from .data import (
+        Categorical,
+        Hierarchical,
+        Hierarchy,
+        MetricSpace,
+        Numeric,
+        Schema,
+        read_table,
+        write_table,
+    )
+    from .datasets import load_adult, make_microdata
+    from .errors import (
+        HierarchyError,
+        IncrowdError,
+        InfeasibleError,
+        InputError,
+        OutputError,
+        ParameterError,
+        PrivacyViolation,
+        SchemaError,
+    )
+    from .partition import Partition
+    from .pipeline import anonymize
+    from .privacy import VerificationReport, check_k_anonymity, verify
+    from .release import (
+        Release,
+        read_release,
+        release_centers,
+        release_generalized,
+        release_microaggregated,
+    )

@@ -8,7 +8,6 @@ validates them, does the work and returns ``self``; results carry a trailing und
 
 from __future__ import annotations
 
-import numbers
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Self
@@ -16,7 +15,7 @@ from typing import ClassVar, Self
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .data.space import MetricSpace
-from .errors import InfeasibleError, ParameterError
+from .params import check_k
 from .partition import Partition
 
 __all__ = ["Algorithm", "Guarantee", "as_space", "check_k"]
@@ -38,20 +37,6 @@ class Guarantee:
 def as_space(X: object) -> MetricSpace:
     """A metric space as given, or a Euclidean space on a plain matrix's values."""
     return X if isinstance(X, MetricSpace) else MetricSpace.from_array(X)
-
-
-def check_k(k: object, n: int, name: str = "k") -> int:
-    """Validate an anonymity parameter: an integer ≥ 2 and no larger than ``n``."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        msg = f"{name} must be an integer >= 2, got {k!r}"
-        raise ParameterError(msg)
-    if k < 2:
-        msg = f"{name} must be at least 2 (every crowd needs company), got {k}"
-        raise ParameterError(msg)
-    if n < k:
-        msg = f"cannot hide {n} record(s) in crowds of at least {name}={k}: need at least {k}"
-        raise InfeasibleError(msg)
-    return int(k)
 
 
 class Algorithm(ClusterMixin, BaseEstimator):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ast
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .errors import IncrowdError, InputError
+from .job import Job
 
 app = typer.Typer(
     add_completion=False,
@@ -98,12 +100,22 @@ def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
         yield stage
 
 
+REQUIRED = "[required unless given in --config]"
+
+
 @app.command()
 def anonymize(
-    input: Annotated[Path | None, typer.Argument(help="CSV or Parquet table.")] = None,
-    qi: Annotated[ListOpt, typer.Option("--qi", help="Quasi-identifier columns (a,b,c).")] = None,
-    k: Annotated[int | None, typer.Option("--k", help="Minimum crowd size.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Release file (.csv/.parquet).")] = None,
+    input: Annotated[
+        Path | None, typer.Argument(help=f"CSV or Parquet table. {REQUIRED}", show_default=False)
+    ] = None,
+    qi: Annotated[
+        ListOpt, typer.Option("--qi", help=f"Quasi-identifier columns (a,b,c). {REQUIRED}")
+    ] = None,
+    k: Annotated[int | None, typer.Option("--k", help=f"Minimum crowd size. {REQUIRED}")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help=f"Release (.csv, .parquet); metadata beside it. {REQUIRED}"),
+    ] = None,
     sensitive: Annotated[ListOpt, typer.Option(help="Sensitive columns.")] = None,
     identifier: Annotated[ListOpt, typer.Option(help="Identifier columns (never output).")] = None,
     insensitive: Annotated[ListOpt, typer.Option(help="Columns passed through.")] = None,
@@ -113,7 +125,9 @@ def anonymize(
     ] = None,
     categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
     numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
-    method: Annotated[str | None, typer.Option(help="See `incrowd methods`.")] = None,
+    method: Annotated[
+        str | None, typer.Option(help="See `incrowd methods`.", show_default=Job.method)
+    ] = None,
     param: Annotated[ListOpt, typer.Option(help="Method parameter NAME=VALUE.")] = None,
     epsilon: Annotated[
         float | None, typer.Option(help="Fraction of records that may stay unclustered.")
@@ -121,14 +135,24 @@ def anonymize(
     max_clusters: Annotated[
         int | None, typer.Option(help="Largest number of crowds (kr-center methods).")
     ] = None,
-    norm: Annotated[int | None, typer.Option(help="Distance: 1 (L1) or 2 (Euclidean).")] = None,
-    release: Annotated[
-        str | None, typer.Option(help="generalized | microaggregated | centers.")
+    norm: Annotated[
+        int | None,
+        typer.Option(help="Distance: 1 (L1) or 2 (Euclidean).", show_default="the method's"),
     ] = None,
-    center: Annotated[str | None, typer.Option(help="centers release: centroid | medoid.")] = None,
+    release: Annotated[
+        str | None,
+        typer.Option(help="generalized | microaggregated | centers.", show_default=Job.release),
+    ] = None,
+    center: Annotated[
+        str | None,
+        typer.Option(help="centers release: centroid | medoid.", show_default=Job.center),
+    ] = None,
     generalize: Annotated[
         str | None,
-        typer.Option(help="generalized release: hierarchy levels | value sets {a|b}."),
+        typer.Option(
+            help="generalized release: hierarchy levels | value sets {a|b}.",
+            show_default=Job.generalize,
+        ),
     ] = None,
     weights: Annotated[
         ListOpt, typer.Option(help="Attribute weights NAME=W (age=2,sex=1); default 1.")
@@ -137,21 +161,37 @@ def anonymize(
         bool,
         typer.Option(help="forest: delete a row (counted as suppressed) when that costs less."),
     ] = False,
-    seed: Annotated[int | None, typer.Option(help="Seed for the row shuffle.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed for the row shuffle (>= 0).", show_default="drawn and recorded"),
+    ] = None,
     sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
     na_values: Annotated[ListOpt, typer.Option(help="Extra tokens meaning missing.")] = None,
-    drop_missing: Annotated[
-        bool, typer.Option(help="Leave out records with a missing QI (counted as suppressed).")
-    ] = False,
-    missing: Annotated[str | None, typer.Option(help="error | drop | category.")] = None,
+    missing: Annotated[
+        str | None,
+        typer.Option(
+            help="Missing QI values: error | drop (leave the records out, counted as "
+            "suppressed) | category (a value of its own).",
+            show_default=Job.missing,
+        ),
+    ] = None,
+    csv_formulas: Annotated[
+        str | None,
+        typer.Option(
+            help="CSV cells a spreadsheet would run (=, +, -, @): escape with a leading ' "
+            "| refuse.",
+            show_default=Job.csv_formulas,
+        ),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
     """Anonymize INPUT and write the release and its JSON metadata."""
-    from .anonymize import anonymize as run
-    from .data.io import read_table
-    from .job import Job, build_schema, parse_weights, split_list
+    from .data.io import check_sep, read_table
+    from .job import build_schema, parse_weights, split_list
+    from .pipeline import anonymize as run
     from .release import metadata_path
+    from .release.files import check_release_target
 
     with _errors():
         job = Job.from_toml(config) if config else Job()
@@ -163,12 +203,13 @@ def anonymize(
             release=release,
             center=center,
             generalize=generalize,
+            csv_formulas=csv_formulas,
             weights=parse_weights(
                 _parse_pairs(list(split_list(weights)), "--weights"), "--weights"
             ),
             seed=seed,
             sep=sep,
-            missing="drop" if drop_missing else missing,
+            missing=missing,
             na_values=split_list(na_values),
             qi=split_list(qi),
             sensitive=split_list(sensitive),
@@ -191,9 +232,12 @@ def anonymize(
             ]
             msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
             raise InputError(msg)
-        if Path(job.out).resolve() == Path(job.input).resolve():
-            msg = "--out must not be the input file"
+        check_sep(job.sep)
+        if job.csv_formulas not in ("escape", "refuse"):
+            msg = f"--csv-formulas must be 'escape' or 'refuse', got {job.csv_formulas!r}"
             raise InputError(msg)
+        inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
+        check_release_target(job.out, protect=inputs)  # before any work is done
         with _progress(not quiet and err_console.is_terminal) as stage:
             table = read_table(job.input, sep=job.sep, na_values=job.na_values)
             schema = build_schema(job, table)
@@ -212,12 +256,19 @@ def anonymize(
                 on_stage=stage,
             )
             stage("writing the release")
-            result.write(job.out)
+            result.write(job.out, formulas=job.csv_formulas, protect=inputs)  # type: ignore[arg-type]
         meta = result.metadata
         loss = meta["loss"]
+        merged = meta["n_crowds"] - meta["n_groups"]
+        groups = (
+            f" (published as {meta['n_groups']} groups of identical quasi-identifiers: "
+            f"{merged} crowds generalize to the same values as another)"
+            if merged
+            else ""
+        )
         out_console.print(
             f"[bold green]released[/] {meta['n_released']} of {meta['n_input']} records "
-            f"({meta['n_suppressed']} suppressed) in {meta['n_crowds']} crowds; "
+            f"({meta['n_suppressed']} suppressed) in {meta['n_crowds']} crowds{groups}; "
             f"k achieved {meta['k_achieved']} (asked {meta['k']})"
         )
         ratio = meta["certified_ratio"]
@@ -231,6 +282,11 @@ def anonymize(
         out_console.print(f"wrote {job.out} and {metadata_path(job.out)}")
 
 
+def _files(specs: Iterable[str]) -> list[str]:
+    """The hierarchy specs that name files (not ``prefix`` / ``intervals:``)."""
+    return [s for s in specs if Path(s).is_file()]
+
+
 @app.command()
 def verify(
     release: Annotated[Path, typer.Argument(help="A written release (CSV or Parquet).")],
@@ -238,7 +294,11 @@ def verify(
     k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
     sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
 ) -> None:
-    """Check a release from the published file alone; exit 0 only if it is k-anonymous."""
+    """Check a release from the published file alone; exit 0 only if it is k-anonymous.
+
+    Records whose published quasi-identifiers are identical form one group, so crowds that
+    generalize to the same values count together.
+    """
     from .job import split_list
     from .privacy import verify as check
 
@@ -247,8 +307,8 @@ def verify(
     if report.ok:
         out_console.print(
             f"[bold green]OK[/]: {release} is {k}-anonymous ({report.form} release; "
-            f"{report.n_records} records in {report.n_classes} groups, "
-            f"smallest {report.k_achieved})"
+            f"{report.n_records} records in {report.n_classes} groups of identical "
+            f"quasi-identifiers, smallest {report.k_achieved})"
         )
         return
     for problem in report.problems:
@@ -271,8 +331,8 @@ def evaluate(
     from .data.columns import handle_missing
     from .data.io import read_table
     from .evaluate import evaluate_release
-    from .job import Job, build_schema, split_list
-    from .privacy import read_metadata
+    from .job import build_schema, split_list
+    from .release import read_release
 
     with _errors():
         table = read_table(input, sep=sep)
@@ -284,9 +344,9 @@ def evaluate(
         )
         schema = build_schema(job, table)
         table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
-        published = read_table(release)
-        meta = read_metadata(release)
-        figures = evaluate_release(table, published, schema, meta)
+        files = read_release(release)
+        meta = files.metadata
+        figures = evaluate_release(table, files.table, schema, meta)
     grid = Table(title=f"information loss of {release}", show_header=True)
     grid.add_column("measure")
     grid.add_column("value", justify="right")
@@ -327,7 +387,13 @@ def _root(
 
 def main() -> None:
     """Console-script entry point."""
+    # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
+    signal.signal(signal.SIGTERM, _terminate)
     app(prog_name="incrowd")
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":  # pragma: no cover

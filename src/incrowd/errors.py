@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "IncrowdError",
     "InputError",
+    "OutputError",
     "SchemaError",
     "HierarchyError",
     "ParameterError",
@@ -25,6 +26,11 @@ class IncrowdError(Exception):
 
 class InputError(IncrowdError, ValueError):
     """The input table cannot be read or contains values the schema does not allow."""
+
+
+class OutputError(IncrowdError, OSError):
+    """An output cannot be written where asked (a directory, an existing file that is not a
+    release, no permission, a full disk); nothing was changed."""
 
 
 class SchemaError(IncrowdError, ValueError):

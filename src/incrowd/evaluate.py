@@ -64,6 +64,13 @@ def evaluate_release(
 ) -> dict[str, Any]:
     """Loss figures of ``published`` (a release of ``original`` under ``schema``)."""
     meta = dict(metadata or {})
+    recorded = meta.get("qi")
+    if recorded is not None and set(map(str, recorded)) != set(schema.qi_names):
+        msg = (
+            f"the release was made with quasi-identifiers {', '.join(map(str, recorded))}, "
+            f"not {', '.join(schema.qi_names)}; evaluate it with the same --qi"
+        )
+        raise InputError(msg)
     form = str(meta.get("release") or ("centers" if COUNT in published.columns else "records"))
     report = verify(published, schema.qi_names, 1, metadata=meta)
     if report.problems and report.n_records == 0:

@@ -12,6 +12,7 @@ A job file names the same things as the command-line flags::
     missing = "error"            # or "drop", "category"
     norm = 2                     # distance: 1 (L1) or 2 (Euclidean); default: the method's
     generalize = "levels"        # generalized release: hierarchy "levels" or value "sets"
+    csv_formulas = "escape"      # CSV cells a spreadsheet would run: "escape" or "refuse"
 
     [columns]
     qi = ["age", "sex", "zip"]
@@ -67,6 +68,7 @@ class Job:
     center: str = "centroid"
     norm: int | None = None
     generalize: str = "levels"
+    csv_formulas: str = "escape"
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
@@ -80,7 +82,11 @@ class Job:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
-        """Read a job file; relative paths in it are taken relative to the file."""
+        """Read a job file; relative paths in it are taken relative to the file.
+
+        Every setting is checked for its type (``seed = 1.5`` or ``columns = 5`` is an
+        :class:`~incrowd.InputError` naming the setting), so nothing is silently converted.
+        """
         path = Path(path)
         if not path.is_file():
             msg = f"job file not found: {path}"
@@ -90,30 +96,41 @@ class Job:
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             msg = f"{path}: not a valid TOML job file ({exc})"
             raise InputError(msg) from exc
+        where = str(path)
         base = path.parent
-        columns = data.pop("columns", {})
-        hierarchy = data.pop("hierarchy", {})
-        params = data.pop("params", {})
-        weights = data.pop("weights", {})
+        tables = {
+            key: _table(data.pop(key, {}), f"{where}: [{key}]")
+            for key in ("columns", "hierarchy", "params", "weights")
+        }
+        columns = tables["columns"]
         known = {f.name for f in fields(cls)} - {"hierarchy", "params", "weights"}
         unknown = sorted((set(data) | set(columns)) - known)
         if unknown:
-            msg = f"{path}: unknown setting {unknown[0]!r}"
+            msg = f"{where}: unknown setting {unknown[0]!r}"
             raise InputError(msg)
-        values: dict[str, Any] = dict(data)
+        values: dict[str, Any] = {}
+        for key, val in data.items():
+            if key in _LISTS:
+                values[key] = tuple(_as_list(val, f"{where}: {key}"))
+            else:
+                values[key] = _scalar(key, val, where)
         for key, val in columns.items():
-            values[key] = tuple(_as_list(val, f"{path}: columns.{key}"))
-        if "na_values" in values:
-            values["na_values"] = tuple(_as_list(values["na_values"], f"{path}: na_values"))
+            if key not in _LISTS:
+                msg = f"{where}: [columns] {key} is not a list of columns (put it above [columns])"
+                raise InputError(msg)
+            values[key] = tuple(_as_list(val, f"{where}: columns.{key}"))
         for key in ("input", "out"):
             if key in values:
                 values[key] = str(base / str(values[key]))
-        values["hierarchy"] = {
-            str(col): (spec if _is_builder(str(spec)) else str(base / str(spec)))
-            for col, spec in hierarchy.items()
-        }
-        values["params"] = dict(params)
-        values["weights"] = parse_weights(weights, str(path))
+        hierarchy = {}
+        for col, spec in tables["hierarchy"].items():
+            if not isinstance(spec, str):
+                msg = f"{where}: hierarchy.{col} must be a file name, 'prefix' or 'intervals:...'"
+                raise InputError(msg)
+            hierarchy[str(col)] = spec if _is_builder(spec) else str(base / spec)
+        values["hierarchy"] = hierarchy
+        values["params"] = dict(tables["params"])
+        values["weights"] = parse_weights(tables["weights"], where)
         return cls(**values)
 
     def merged(self, **overrides: Any) -> Job:
@@ -125,6 +142,31 @@ class Job:
             if key in given:
                 given[key] = dict(getattr(self, key)) | dict(given[key])
         return replace(self, **given)
+
+
+#: Settings that hold lists of column names or tokens.
+_LISTS = ("qi", "sensitive", "identifier", "insensitive", "categorical", "numeric", "na_values")
+#: The type of every scalar setting.
+_KINDS: dict[str, type] = {
+    "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
+    "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
+}  # fmt: skip
+
+
+def _scalar(key: str, value: Any, where: str) -> Any:
+    kind = _KINDS[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        name = "an integer" if kind is int else "a string"
+        msg = f"{where}: {key} must be {name}, got {value!r}"
+        raise InputError(msg)
+    return value
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        msg = f"{where} must be a table of settings, got {value!r}"
+        raise InputError(msg)
+    return value
 
 
 def _as_list(value: Any, where: str) -> list[str]:
@@ -165,6 +207,9 @@ def build_schema(job: Job, table: pd.DataFrame) -> Schema:
     for name, spec in job.hierarchy.items():
         if name not in table.columns:
             msg = f"unknown column {name!r} (given a hierarchy)"
+            raise SchemaError(msg)
+        if name not in job.qi:
+            msg = f"column {name!r} has a hierarchy but is not a quasi-identifier (--qi)"
             raise SchemaError(msg)
         hierarchies[name] = build_hierarchy(spec, table[name], name)
     schema = Schema.infer(

@@ -117,8 +117,10 @@ def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
         return (summary.hi - summary.lo) / span if span > 0 else np.zeros(summary.lo.size)
     if sets:
         col = summary.column
-        domain = len(col.categories) if isinstance(summary, CategoricalSummary) else len(
-            col.hierarchy.values
+        domain = (
+            len(col.categories)
+            if isinstance(summary, CategoricalSummary)
+            else len(col.hierarchy.values)
         )
         held = np.bincount(summary.present[0], minlength=summary.mode.size).astype(np.float64)
         return (held - 1.0) / (domain - 1.0) if domain > 1 else np.zeros(held.size)

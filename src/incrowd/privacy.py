@@ -13,18 +13,16 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .data.io import read_table
 from .errors import InputError, PrivacyViolation
-from .release._release import Release, metadata_path
+from .release import Release, read_release
 from .release.centers import COUNT
 
-__all__ = ["VerificationReport", "verify", "check_k_anonymity", "read_metadata"]
+__all__ = ["VerificationReport", "verify", "check_k_anonymity"]
 
 
 @dataclass(frozen=True)
@@ -50,22 +48,6 @@ class VerificationReport:
             raise PrivacyViolation(self.problems[0] + more)
 
 
-def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The JSON metadata beside a release file, or None if there is none."""
-    meta = metadata_path(path)
-    if not meta.is_file():
-        return None
-    try:
-        data = json.loads(meta.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        msg = f"{meta}: not valid JSON metadata ({exc})"
-        raise InputError(msg) from exc
-    if not isinstance(data, dict):
-        msg = f"{meta}: metadata must be a JSON object"
-        raise InputError(msg)
-    return data
-
-
 def verify(
     release: Release | pd.DataFrame | str | os.PathLike[str],
     qi: Sequence[str],
@@ -77,31 +59,44 @@ def verify(
     """Check that a published table is k-anonymous on ``qi`` and reconciles with its metadata.
 
     ``release`` may be a :class:`Release`, a published DataFrame, or the path of a written
-    release (its JSON metadata beside it is read when ``metadata`` is not given). A table with
-    a ``count`` column and ``"release": "centers"`` in its metadata (or no metadata) is read
-    as a centers release: each row stands for ``count`` records.
+    release (its JSON metadata beside it is read when ``metadata`` is not given, and the
+    table must be the one the metadata describes). A table with a ``count`` column and
+    ``"release": "centers"`` in its metadata (or no metadata) is read as a centers release:
+    each row stands for ``count`` records.
+
+    Raises :class:`~incrowd.InputError` for a usage error (a quasi-identifier the table
+    does not have, a k below 1); a release that fails a check is reported, not raised.
     """
+    problems: list[str] = []
+    changed = ""
     if isinstance(release, Release):
         table, meta = release.table, dict(metadata or release.metadata)
     elif isinstance(release, pd.DataFrame):
         table, meta = release, dict(metadata or {})
     else:
-        table = read_table(Path(release), sep=sep) if Path(release).is_file() else None
-        if table is None:
-            msg = f"release file not found: {release}"
-            raise InputError(msg)
-        meta = dict(metadata or read_metadata(release) or {})
-    if int(k) < 1:
-        msg = f"k must be a positive integer, got {k}"
+        files = read_release(release, sep=sep)
+        table, meta = files.table, dict(metadata or files.metadata or {})
+        recorded = meta.get("table_sha256")
+        if recorded is not None and recorded != files.sha256:
+            changed = (
+                f"{release} is not the table its metadata describes (SHA-256 differs): it was "
+                "changed after the release was written"
+            )
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        msg = f"k must be a positive integer, got {k!r}"
         raise InputError(msg)
-    qi = list(qi)
-    form = str(meta.get("release") or ("centers" if COUNT in table.columns else "records"))
-    problems: list[str] = []
-
+    qi = [str(c) for c in qi]
+    if not qi:
+        msg = "no quasi-identifiers given to check"
+        raise InputError(msg)
     missing = [c for c in qi if c not in table.columns]
     if missing:
-        problems.append(f"the published table has no quasi-identifier column {missing[0]!r}")
-        return VerificationReport(int(k), 0, len(table), 0, 0, form, tuple(problems))
+        msg = (
+            f"the published table has no column {missing[0]!r}; its columns are: "
+            f"{', '.join(map(str, table.columns))}"
+        )
+        raise InputError(msg)
+    form = str(meta.get("release") or ("centers" if COUNT in table.columns else "records"))
     leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
     if leaked:
         problems.append(f"column {leaked[0]!r} should have been withheld but is published")
@@ -130,6 +125,8 @@ def verify(
             f"(smallest has {k_achieved})"
         )
     problems += _reconcile(meta, n_records)
+    if changed:
+        problems.append(changed)
     return VerificationReport(
         int(k), k_achieved, len(table), n_records, len(sizes), form, tuple(problems)
     )

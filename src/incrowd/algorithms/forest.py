@@ -40,9 +40,7 @@ def _labels(trees: list[Tree], n: int) -> np.ndarray:
     return labels
 
 
-def _forest(
-    dist: np.ndarray, idx: np.ndarray, k: int
-) -> tuple[np.ndarray, list[Tree]]:
+def _forest(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, list[Tree]]:
     """FOREST on neighbour lists, and its trees."""
     head, weight = grow_forest(dist[:, : k - 1], idx[:, : k - 1], k)
     return weight, forest_trees(head, weight)
@@ -177,9 +175,7 @@ class ForestKAnonymity(Algorithm):
         trees, stuck = decompose(trees, k, distance, refine=False)
         self.n_stuck_ = stuck
         limit = size_limit(k)
-        self.max_tree_size_ = max(
-            (t.size for t in trees if t.size > limit), default=limit
-        )
+        self.max_tree_size_ = max((t.size for t in trees if t.size > limit), default=limit)
         labels = _labels(trees, n)
         self.paper_partition_ = Partition(labels)
         self.paper_cost_ = model.cost_of(labels)

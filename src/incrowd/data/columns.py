@@ -88,7 +88,7 @@ def handle_missing(
     where = f"{int(mask.sum())} missing value(s) (first in row {int(np.argmax(mask)) + 1})"
     if missing == "error":
         msg = (
-            f"column {name!r} has {where}; use --drop-missing to leave those records out "
+            f"column {name!r} has {where}; use --missing drop to leave those records out "
             "(reported as suppressed), or --missing category to treat missing as a value of "
             "its own (categorical and hierarchical columns)"
         )
@@ -100,7 +100,7 @@ def handle_missing(
         if isinstance(schema.quasi_identifiers[name], Numeric):
             msg = (
                 f"numeric column {name!r} has {where}; a number cannot be its own category: "
-                "use --drop-missing, or declare the column categorical"
+                "use --missing drop, or declare the column categorical"
             )
             raise InputError(msg)
         col = out[name].astype(object)
@@ -155,6 +155,9 @@ def _parse_numeric(series: pd.Series, name: str) -> np.ndarray:
             raise InputError(msg)
     if not np.all(np.isfinite(values)):
         i = int(np.argmax(~np.isfinite(values)))
-        msg = f"column {name!r} has a non-finite value {values[i]!r} in row {i + 1}"
+        msg = (
+            f"column {name!r} has the non-finite value {str(series.iloc[i]).strip()!r} in "
+            f"row {i + 1}; numeric quasi-identifiers must be finite numbers"
+        )
         raise InputError(msg)
     return np.ascontiguousarray(values, dtype=np.float64)

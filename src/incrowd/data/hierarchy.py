@@ -136,6 +136,16 @@ class Hierarchy:
         except (UnicodeDecodeError, csv.Error) as exc:
             msg = f"{path}: cannot read as a {sep!r}-separated hierarchy ({exc})"
             raise HierarchyError(msg) from exc
+        if rows and all(len(r) == 1 for r in rows):
+            for other in (",", "\t", "|"):
+                widths = {len(r[0].split(other)) for r in rows}
+                if other != sep and len(widths) == 1 and widths.pop() > 1:
+                    msg = (
+                        f"{path}: every row is one cell when split on {sep!r}, but splits "
+                        f"evenly on {other!r}; ARX hierarchy files are {sep!r}-separated "
+                        f"(replace the {other!r} separators with {sep!r})"
+                    )
+                    raise HierarchyError(msg)
         return cls.from_rows(rows, source=str(path))
 
     @classmethod

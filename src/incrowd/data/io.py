@@ -1,4 +1,4 @@
-"""Reading tables and writing releases atomically.
+"""Reading tables, and writing them atomically (:mod:`incrowd.data.commit`).
 
 CSV cells are read as text (nothing is guessed as missing except empty cells and the
 ``na_values`` the user names), so published non-QI columns are written back exactly as
@@ -7,19 +7,27 @@ they were read — the 1990 census name list contains real names ``NA`` and ``NU
 
 from __future__ import annotations
 
-import contextlib
 import csv
+import io
 import os
-import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Literal
 
 import pandas as pd
 
 from ..errors import InputError
+from .commit import Output, commit
 
-__all__ = ["read_table", "as_dataframe", "write_table", "atomic_path", "detect_sep"]
+__all__ = [
+    "read_table",
+    "as_dataframe",
+    "write_table",
+    "detect_sep",
+    "check_sep",
+    "is_parquet",
+    "dump_table",
+]
 
 _SEPARATORS = ",;\t|"
 
@@ -39,24 +47,40 @@ def detect_sep(path: Path, sample_bytes: int = 65536) -> str:
         return best if counts[best] else ","
 
 
+def check_sep(sep: str | None) -> str | None:
+    """A field separator must be one character other than a quote or a line break."""
+    if sep is not None and (len(sep) != 1 or sep in '"\r\n'):
+        msg = f"the separator must be a single character such as ',' or ';', got {sep!r}"
+        raise InputError(msg)
+    return sep
+
+
+def is_parquet(path: str | os.PathLike[str]) -> bool:
+    """Whether a path names a Parquet file (by its suffix)."""
+    return Path(path).suffix.lower() in (".parquet", ".pq")
+
+
 def read_table(
     source: str | os.PathLike[str] | Any,
     *,
     sep: str | None = None,
     na_values: Sequence[str] = (),
+    form: Literal["csv", "parquet"] | None = None,
 ) -> pd.DataFrame:
     """Read a table from a CSV / Parquet path, or accept a pandas, polars or Arrow table.
 
-    Raises :class:`InputError` for a missing file, an unreadable file, duplicate column names
-    or an empty table.
+    The format follows the suffix unless ``form`` says it. Raises :class:`InputError` for a
+    missing file, an unreadable file, a bad separator, duplicate column names or an empty
+    table.
     """
     if not isinstance(source, str | os.PathLike):
         return as_dataframe(source)
+    check_sep(sep)
     path = Path(source)
     if not path.is_file():
         msg = f"input file not found: {path}"
         raise InputError(msg)
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
         try:
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow raises several unrelated types
@@ -91,14 +115,21 @@ def read_table(
 
 
 def as_dataframe(table: Any) -> pd.DataFrame:
-    """A pandas view of a pandas, polars or pyarrow table (not copied when already pandas)."""
+    """A pandas view of a pandas, polars or pyarrow table (not copied when already pandas).
+
+    Column names become strings (``1`` → ``"1"``), since schemas name columns by text.
+    """
     if isinstance(table, pd.DataFrame):
-        return _checked(table, "the table")
-    to_pandas = getattr(table, "to_pandas", None)
-    if callable(to_pandas):
-        return _checked(to_pandas(), "the table")
-    msg = f"expected a path, or a pandas / polars / Arrow table, got {type(table).__name__}"
-    raise InputError(msg)
+        frame = table
+    elif callable(getattr(table, "to_pandas", None)):
+        frame = table.to_pandas()
+    else:
+        msg = f"expected a path, or a pandas / polars / Arrow table, got {type(table).__name__}"
+        raise InputError(msg)
+    if not all(isinstance(c, str) for c in frame.columns):
+        _check_unique(list(frame.columns), "the table")
+        frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    return _checked(frame, "the table")
 
 
 def _check_unique(columns: Sequence[object], where: str) -> None:
@@ -121,26 +152,19 @@ def _checked(frame: pd.DataFrame, where: str) -> pd.DataFrame:
     return frame
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it into place only if the block succeeds."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+def dump_table(frame: pd.DataFrame, fh: BinaryIO, *, parquet: bool, sep: str = ",") -> None:
+    """Write ``frame`` to an open binary file: Parquet, or UTF-8 CSV with ``\\n`` line ends."""
+    if parquet:
+        frame.to_parquet(fh, index=False)
+        return
+    text = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=True)
+    frame.to_csv(text, index=False, sep=sep, lineterminator="\n")
+    text.flush()
+    text.detach()
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike[str], sep: str = ",") -> None:
     """Write CSV or Parquet (by suffix) atomically: readers never see a partial file."""
+    check_sep(sep)
     target = Path(path)
-    with atomic_path(target) as tmp:
-        if target.suffix.lower() in (".parquet", ".pq"):
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_csv(tmp, index=False, sep=sep, lineterminator="\n")
+    commit([Output(target, lambda fh: dump_table(frame, fh, parquet=is_parquet(target), sep=sep))])

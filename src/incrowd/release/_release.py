@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -14,13 +13,14 @@ import numpy as np
 import pandas as pd
 
 from ..data.columns import QIColumn, encode_qis
-from ..data.io import atomic_path
 from ..data.schema import Schema
 from ..errors import InputError, SchemaError
+from ..params import check_seed
 from ..partition import Partition
 from .crowds import CrowdIndex, Summary, summarize
+from .files import FormulaPolicy, write_release
 
-__all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number", "metadata_path"]
+__all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number"]
 
 ReleaseForm = Literal["generalized", "microaggregated", "centers"]
 RELEASE_FORMS: tuple[str, ...] = ("generalized", "microaggregated", "centers")
@@ -40,36 +40,24 @@ class Release:
     partition: Partition
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
-    def write(self, path: str | os.PathLike[str], sep: str = ",") -> tuple[Path, Path]:
-        """Write the table (CSV or Parquet, by suffix) and its JSON metadata, atomically.
+    def write(
+        self,
+        path: str | os.PathLike[str],
+        sep: str = ",",
+        *,
+        formulas: FormulaPolicy = "escape",
+        protect: Sequence[str | os.PathLike[str]] = (),
+    ) -> tuple[Path, Path]:
+        """Write the table (CSV or Parquet, by suffix) and its JSON metadata beside it.
 
-        Both files are written to temporary names first and moved into place only when both
-        are complete, so a failure leaves no partial output.
+        Both change together, or neither does (:mod:`incrowd.release.files`); an existing
+        file is replaced only when it belongs to an earlier release, never when it is one
+        of the paths in ``protect``. ``formulas`` neutralizes (``"escape"``) or refuses
+        CSV cells a spreadsheet would execute. Returns the table and metadata paths.
         """
-        target = Path(path)
-        meta = metadata_path(target)
-        payload = json.dumps(dict(self.metadata), indent=2, sort_keys=True, default=_plain) + "\n"
-        with atomic_path(target) as tmp_table, atomic_path(meta) as tmp_meta:
-            if target.suffix.lower() in (".parquet", ".pq"):
-                self.table.to_parquet(tmp_table, index=False)
-            else:
-                self.table.to_csv(tmp_table, index=False, sep=sep, lineterminator="\n")
-            tmp_meta.write_text(payload)
-        return target, meta
-
-
-def metadata_path(path: str | os.PathLike[str]) -> Path:
-    """Where the JSON metadata of a release written to ``path`` lives."""
-    return Path(path).with_suffix(".json")
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    msg = f"cannot write {type(obj).__name__} as JSON"
-    raise TypeError(msg)
+        return write_release(
+            self.table, self.metadata, path, sep=sep, formulas=formulas, protect=protect
+        )
 
 
 def format_number(x: float) -> str:
@@ -139,7 +127,7 @@ def record_table(
 
 def shuffled(frame: pd.DataFrame, seed: int | None) -> pd.DataFrame:
     """Rows in a random order, so that row position cannot link a release row to a record."""
-    perm = np.random.default_rng(seed).permutation(len(frame))
+    perm = np.random.default_rng(None if seed is None else check_seed(seed)).permutation(len(frame))
     return frame.iloc[perm].reset_index(drop=True)
 
 

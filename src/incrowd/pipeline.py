@@ -11,7 +11,7 @@ import numpy as np
 
 from . import __version__
 from .algorithms import METHODS
-from .base import Algorithm, check_k
+from .base import Algorithm
 from .data.columns import MissingPolicy, handle_missing
 from .data.io import as_dataframe
 from .data.schema import Schema
@@ -19,6 +19,7 @@ from .data.space import MetricSpace
 from .errors import InfeasibleError, ParameterError
 from .evaluate import published_discernibility
 from .metrics import l_sse, max_radius, ncp_loss, sse_loss
+from .params import check_k, check_seed
 from .privacy import verify
 from .release import (
     RELEASE_FORMS,
@@ -87,7 +88,7 @@ def anonymize(
     algorithm = make_algorithm(method, k, params)
     if "generalize" in algorithm.get_params():
         algorithm.set_params(generalize=generalize)
-    seed = secrets.randbits(31) if seed is None else int(seed)
+    seed = secrets.randbits(31) if seed is None else check_seed(seed)
     if "random_state" in algorithm.get_params():
         algorithm.set_params(random_state=seed)
 
@@ -162,6 +163,8 @@ def anonymize(
     stage("verifying the release")
     report = verify(out.table, schema.qi_names, k, metadata=metadata)
     report.raise_if_failed()
+    # crowds that generalize to the same published values merge into one group
+    metadata["n_groups"] = report.n_classes
     metadata["seconds"] = round(time.perf_counter() - start, 4)
     return Release(out.table, out.form, partition, metadata)
 

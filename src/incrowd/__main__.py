@@ -1,0 +1,5 @@
+"""``python -m incrowd``: the command line."""
+
+from .cli import main
+
+main()

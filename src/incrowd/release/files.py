@@ -1,0 +1,298 @@
+"""The release file format: a table (CSV or Parquet) and its JSON metadata beside it.
+
+``out.csv`` (or ``out.parquet``) holds the published table, ``out.json`` the provenance,
+record counts, loss figures and the table's SHA-256. Both are written together by the
+protocol of :mod:`incrowd.data.commit`: a kill at any point leaves the previous release or
+the complete new one, never a mix.
+
+Files of the user's are never overwritten: a target may be replaced only when it is part of
+an earlier release (its metadata says so), and never when it is one of the inputs.
+
+CSV cells that a spreadsheet would run as a formula (beginning with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return) are neutralized as OWASP recommends, by a leading
+apostrophe, unless the cell is a plain number such as ``-5``; a cell that already begins
+with apostrophes before such a character gets one more, so reading a release back
+(:func:`read_release`) restores every cell exactly. ``formulas="refuse"`` raises an error
+naming the column and cell instead. Parquet is typed and needs neither.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..data.commit import Output, commit, resolve
+from ..data.io import check_sep, dump_table, is_parquet, read_table
+from ..errors import InputError, OutputError
+
+__all__ = [
+    "FORMAT",
+    "FormulaPolicy",
+    "ReleaseFiles",
+    "TABLE_SUFFIXES",
+    "check_release_path",
+    "check_release_target",
+    "escape_formulas",
+    "is_release_metadata",
+    "metadata_path",
+    "read_release",
+    "unescape_formulas",
+    "write_release",
+]
+
+#: Written into every release's metadata; marks a file incrowd may later replace.
+FORMAT = "incrowd release 1"
+#: Suffixes of a release table: CSV, or Parquet.
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+FormulaPolicy = Literal["escape", "refuse"]
+
+_TRIGGER = re.compile(r"^'*[=+\-@\t\r]")
+_ESCAPED = re.compile(r"^'+[=+\-@\t\r]")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def metadata_path(path: str | os.PathLike[str]) -> Path:
+    """Where the JSON metadata of a release written to ``path`` lives."""
+    return Path(path).with_suffix(".json")
+
+
+def check_release_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a release table target; a clear error unless it ends in .csv or .parquet."""
+    target = Path(path)
+    if target.suffix.lower() not in TABLE_SUFFIXES:
+        msg = (
+            f"the release file must end in .csv or .parquet, got {str(target)!r} "
+            f"(its metadata is written beside it as {metadata_path(target).name})"
+        )
+        raise OutputError(msg)
+    return target
+
+
+def is_release_metadata(path: Path) -> bool:
+    """True when ``path`` is the JSON metadata of an incrowd release (which may be replaced)."""
+    try:
+        with path.open("rb") as fh:
+            data = json.loads(fh.read(1 << 24))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    # releases written before the format marker carry these keys
+    return data.get("format") == FORMAT or {"release", "n_released", "qi"} <= set(data)
+
+
+def escape_formulas(frame: pd.DataFrame, policy: FormulaPolicy = "escape") -> pd.DataFrame:
+    """``frame`` with cells (and column names) a spreadsheet would execute neutralized."""
+    if policy not in ("escape", "refuse"):
+        msg = f"csv_formulas must be 'escape' or 'refuse', got {policy!r}"
+        raise InputError(msg)
+    names = [_escape_cell(str(c), policy, "a column name") for c in frame.columns]
+    out = {}
+    for name, col in zip(names, frame.columns, strict=True):
+        series = frame[col]
+        if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+            out[name] = series
+            continue
+        values = pd.unique(series.astype(str))
+        mapping = {v: _escape_cell(v, policy, f"column {str(col)!r}") for v in values}
+        changed = {v: e for v, e in mapping.items() if e != v}
+        out[name] = series.astype(str).map(changed).fillna(series) if changed else series
+    return pd.DataFrame(out, index=frame.index)
+
+
+def unescape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """The inverse of :func:`escape_formulas` for a release table read from CSV."""
+    names = [_unescape_cell(str(c)) for c in frame.columns]
+    out = {}
+    for name, col in zip(names, frame.columns, strict=True):
+        series = frame[col]
+        if series.dtype == object or pd.api.types.is_string_dtype(series):
+            text = series.astype(str)
+            hit = text.str.match(_ESCAPED.pattern).fillna(False).to_numpy(dtype=bool)
+            if hit.any():
+                series = series.copy()
+                series[hit] = text[hit].str.slice(1)
+        out[name] = series
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _escape_cell(cell: str, policy: FormulaPolicy, where: str) -> str:
+    if not _TRIGGER.match(cell) or _NUMBER.match(cell):
+        return cell
+    if policy == "refuse":
+        msg = (
+            f"{where} holds {cell!r}, which a spreadsheet would run as a formula; recode it, "
+            "or let incrowd neutralize such cells (csv_formulas='escape', the default)"
+        )
+        raise InputError(msg)
+    return "'" + cell
+
+
+def _unescape_cell(cell: str) -> str:
+    return cell[1:] if _ESCAPED.match(cell) else cell
+
+
+class _Hashing(io.RawIOBase):
+    """A binary writer that passes bytes on and keeps their SHA-256."""
+
+    def __init__(self, sink: BinaryIO) -> None:
+        self.sink, self.digest, self.size = sink, hashlib.sha256(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        self.digest.update(view)
+        self.sink.write(view)
+        self.size += view.nbytes
+        return view.nbytes
+
+    def tell(self) -> int:
+        return self.size
+
+
+def _refusal(path: Path) -> str:
+    return (
+        f"{path} exists and is not part of an earlier incrowd release; move it away or "
+        "choose another output name (incrowd never overwrites other files)"
+    )
+
+
+def check_release_target(
+    path: str | os.PathLike[str], protect: Sequence[str | os.PathLike[str]] = ()
+) -> Path:
+    """Check, before any work is done, that a release can be written at ``path``.
+
+    Raises :class:`~incrowd.OutputError` when the name does not end in .csv / .parquet, when
+    the table or its metadata would land on a directory, on one of the files in ``protect``
+    (the inputs), or on an existing file that is not part of an earlier release.
+    """
+    target = check_release_path(path)
+    meta = metadata_path(target)
+    for candidate in (target, meta):
+        if candidate.is_dir():
+            raise OutputError(f"cannot write {candidate}: it is a directory")
+        for guarded in protect:
+            if _same_file(candidate, Path(guarded)):
+                msg = f"refusing to write {candidate}: it is an input of this run ({guarded})"
+                raise OutputError(msg)
+        if candidate.exists() and not is_release_metadata(meta):
+            raise OutputError(_refusal(candidate))
+    return target
+
+
+def write_release(
+    table: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    path: str | os.PathLike[str],
+    *,
+    sep: str = ",",
+    formulas: FormulaPolicy = "escape",
+    protect: Sequence[str | os.PathLike[str]] = (),
+) -> tuple[Path, Path]:
+    """Write a release's table and metadata together (see the module docstring).
+
+    ``protect`` names files that must never be written (the inputs). Raises
+    :class:`~incrowd.OutputError` as :func:`check_release_target` does, or when the files
+    cannot be written; nothing is changed then.
+    """
+    target = check_release_target(path, protect)
+    check_sep(sep)
+    meta_target = metadata_path(target)
+    parquet = is_parquet(target)
+    frame = table if parquet else escape_formulas(table, formulas)
+    state: dict[str, Any] = {}
+
+    def write_table(fh: BinaryIO) -> None:
+        sink = _Hashing(fh)
+        dump_table(frame, sink, parquet=parquet, sep=sep)  # type: ignore[arg-type]
+        state["sha256"], state["bytes"] = sink.digest.hexdigest(), sink.size
+
+    def write_metadata(fh: BinaryIO) -> None:
+        content = dict(metadata) | {
+            "format": FORMAT,
+            "table_sha256": state["sha256"],
+            "table_bytes": state["bytes"],
+        }
+        fh.write((json.dumps(content, indent=2, sort_keys=True, default=_plain) + "\n").encode())
+
+    def replaceable(_path: Path) -> bool:  # checked again under the commit, in case of a race
+        return is_release_metadata(meta_target)
+
+    outputs = [Output(target, write_table, replaceable)]
+    outputs.append(Output(meta_target, write_metadata, replaceable))
+    commit(outputs, refuse_message=_refusal)
+    return target, meta_target
+
+
+@dataclass(frozen=True)
+class ReleaseFiles:
+    """A written release as read back: its table, its metadata (None when there is none),
+    and the SHA-256 of the table file as found on disk."""
+
+    table: pd.DataFrame
+    metadata: dict[str, Any] | None
+    sha256: str
+
+
+def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> ReleaseFiles:
+    """Read a release written by :func:`write_release` (finishing an interrupted write)."""
+    target = Path(path)
+    if not target.is_file():
+        msg = f"release file not found: {target}"
+        raise InputError(msg)
+    table_path, meta_path = resolve([target, metadata_path(target)])
+    parquet = is_parquet(target)
+    table = read_table(table_path, sep=sep, form="parquet" if parquet else "csv")
+    if not parquet:
+        table = unescape_formulas(table)
+    return ReleaseFiles(table, _read_metadata(meta_path), _sha256(table_path))
+
+
+def _read_metadata(meta: Path) -> dict[str, Any] | None:
+    if not meta.is_file():
+        return None
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        msg = f"{meta}: not valid JSON metadata ({exc})"
+        raise InputError(msg) from exc
+    if not isinstance(data, dict):
+        msg = f"{meta}: metadata must be a JSON object"
+        raise InputError(msg)
+    return data
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    msg = f"cannot write {type(obj).__name__} as JSON"
+    raise TypeError(msg)

@@ -1,0 +1,277 @@
+"""The write protocol of releases (incrowd.data.commit, incrowd.release.files): nothing lost,
+nothing overwritten, no mix of old and new after a kill at any point."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from incrowd import OutputError, anonymize, make_microdata, verify
+from incrowd.data.commit import Output, commit, journal_path, resolve
+from incrowd.release import read_release
+from incrowd.release.files import escape_formulas, unescape_formulas
+
+
+def release(seed=1, n=60):
+    table, schema = make_microdata(n, 2, random_state=seed)
+    return anonymize(table, schema, 3, seed=seed)
+
+
+def hidden(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_table_and_metadata_written_together_with_umask_mode(tmp_path):
+    old = os.umask(0o027)
+    try:
+        table_path, meta_path = release().write(tmp_path / "r.csv")
+    finally:
+        os.umask(old)
+    assert oct(table_path.stat().st_mode & 0o777) == oct(0o640)
+    assert oct(meta_path.stat().st_mode & 0o777) == oct(0o640)
+    meta = json.loads(meta_path.read_text())
+    assert meta["format"] == "incrowd release 1" and len(meta["table_sha256"]) == 64
+    assert meta["table_bytes"] == table_path.stat().st_size
+    assert verify(table_path, ["x0", "x1"], 3).ok
+    assert hidden(tmp_path) == []
+
+
+def test_a_release_replaces_an_earlier_release(tmp_path):
+    release(1).write(tmp_path / "r.csv")
+    second = release(2)
+    second.write(tmp_path / "r.csv")
+    assert json.loads((tmp_path / "r.json").read_text())["seed"] == 2
+    assert hidden(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["r.json", "r.txt", "r", "r.csv.bak"])
+def test_a_table_name_without_csv_or_parquet_is_refused(tmp_path, name):
+    with pytest.raises(OutputError, match=r"must end in \.csv or \.parquet"):
+        release().write(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("existing", ["r.csv", "r.json"])
+def test_files_that_are_not_a_release_are_never_overwritten(tmp_path, existing):
+    mine = tmp_path / existing
+    mine.write_text("my own data\n")
+    with pytest.raises(OutputError, match="not part of an earlier incrowd release"):
+        release().write(tmp_path / "r.csv")
+    assert mine.read_text() == "my own data\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [existing]
+
+
+def test_inputs_are_protected(tmp_path):
+    data = tmp_path / "data.json"
+    data.write_text("{}")
+    with pytest.raises(OutputError, match="it is an input of this run"):
+        release().write(tmp_path / "data.csv", protect=[data])
+    assert data.read_text() == "{}"
+
+
+def test_a_directory_target_leaves_nothing_and_names_the_target(tmp_path):
+    (tmp_path / "r.csv").mkdir()
+    with pytest.raises(OutputError, match=r"r\.csv: it is a directory"):
+        release().write(tmp_path / "r.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+
+
+def test_a_failing_writer_leaves_the_previous_files(tmp_path):
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+
+    def broken(fh):
+        fh.write(b"half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OutputError, match=r"cannot write .*t\.csv: No space left on device"):
+        commit([Output(target, broken)])
+    assert target.read_text() == "old\n" and hidden(tmp_path) == []
+
+
+def test_a_committed_group_is_finished_by_the_next_reader(tmp_path):
+    """The state a kill between the two renames leaves: the journal says what to finish."""
+    a, b = tmp_path / "a.csv", tmp_path / "a.json"
+    a.write_text("old a"), b.write_text("old b")
+    ta, tb = tmp_path / ".a.csv.incrowd-1-x.tmp", tmp_path / ".a.json.incrowd-1-y.tmp"
+    tb.write_text("new b")
+    a.write_text("new a")  # the table was renamed into place, the metadata was not
+    journal_path(a).write_text(json.dumps({"rename": [[ta.name, a.name], [tb.name, b.name]]}))
+    os.chmod(tmp_path, 0o555)
+    try:
+        if os.geteuid() != 0:  # root writes anyway: then the reader simply finishes it
+            assert resolve([a, b]) == [a, tb]
+    finally:
+        os.chmod(tmp_path, 0o755)
+    assert resolve([a, b]) == [a, b]
+    assert (a.read_text(), b.read_text()) == ("new a", "new b")
+    assert hidden(tmp_path) == []
+
+
+def test_dead_processes_temporaries_are_removed_by_the_next_write(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    stale = tmp_path / f".r.csv.incrowd-{dead}-abcd.tmp"
+    stale.write_text("80 MB of a killed run")
+    live = tmp_path / f".r.csv.incrowd-{os.getpid()}-abcd.tmp"
+    live.write_text("a run still going")
+    release().write(tmp_path / "r.csv")
+    assert not stale.exists() and live.exists()
+
+
+# ----------------------------------------------------------------- kills, through the CLI
+KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    targets = set(sys.argv[2].split(","))
+    when = int(sys.argv[1])
+    real, seen = os.replace, [0]
+    def replace(src, dst, *args, **kw):
+        if os.path.basename(str(dst)) in targets:
+            seen[0] += 1
+            if seen[0] == when:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return real(src, dst, *args, **kw)
+    os.replace = replace
+    sys.argv = ["incrowd", *sys.argv[3:]]
+    from incrowd.cli import main
+    main()
+    """
+)
+
+
+def run_cli(*args, kill_at=None, targets=()):
+    if kill_at is None:
+        cmd = [sys.executable, "-m", "incrowd", *map(str, args)]
+    else:
+        cmd = [sys.executable, "-c", KILLER, str(kill_at), ",".join(targets), *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def data(tmp_path):
+    table, _ = make_microdata(300, 2, random_state=5)
+    path = tmp_path / "in.csv"
+    table.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3])
+def test_a_kill_at_any_rename_leaves_the_old_or_the_new_release(tmp_path, data, kill_at):
+    out = tmp_path / "out.csv"
+    args = ("anonymize", data, "--qi", "x0,x1", "--k", "3", "--out", out, "--quiet")
+    first = run_cli(*args, "--seed", "1")
+    assert first.returncode == 0, first.stderr
+    old = read_release(out)
+    # renames: the journal (1), the table (2), the metadata (3); SIGKILL just before one
+    names = (".out.csv.incrowd-commit", "out.csv", "out.json")
+    killed = run_cli(*args, "--seed", "2", kill_at=kill_at, targets=names)
+    assert killed.returncode == -signal.SIGKILL
+    check = run_cli("verify", out, "--qi", "x0,x1", "--k", "3")  # finishes a committed write
+    assert check.returncode == 0, check.stderr
+    now = read_release(out)
+    assert now.metadata["table_sha256"] == now.sha256  # never a mix
+    expected_seed = 1 if kill_at == 1 else 2  # the journal's rename is the commit point
+    assert now.metadata["seed"] == expected_seed
+    if expected_seed == 1:
+        pd.testing.assert_frame_equal(now.table, old.table)
+    assert hidden(tmp_path) == []  # the killed run's temporaries are gone
+
+
+def test_a_kill_during_the_write_leaves_no_temporary_after_the_next_run(tmp_path, data):
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            KILLER,
+            "1",
+            "out.csv",
+            "anonymize",
+            str(data),
+            "--qi",
+            "x0,x1",
+            "--k",
+            "3",
+            "--out",
+            str(out),
+            "--quiet",
+        ],  # fmt: skip
+    )
+    assert proc.wait() == -signal.SIGKILL  # killed with the table staged, before the commit
+    assert not out.exists()
+    again = run_cli("anonymize", data, "--qi", "x0,x1", "--k", "3", "--out", out, "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert hidden(tmp_path) == []
+
+
+def test_sigterm_unwinds_and_cleans_up(tmp_path):
+    """A polite kill during a long run leaves no file at all."""
+    table, _ = make_microdata(20_000, 4, random_state=1)
+    path = tmp_path / "big.csv"
+    table.to_csv(path, index=False)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "incrowd",
+            "anonymize",
+            str(path),
+            "--qi",
+            "x0,x1,x2,x3",
+            "--k",
+            "5",
+            "--out",
+            str(tmp_path / "out.csv"),
+            "--quiet",
+        ],  # fmt: skip
+    )
+    try:
+        proc.wait(timeout=1.5)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    assert proc.returncode in (0, 128 + signal.SIGTERM)
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "big.csv"]
+    assert leftovers in ([], ["out.csv", "out.json"])
+
+
+# ----------------------------------------------------------------- spreadsheet formulas
+CELLS = ["=cmd|' /C calc'!A0", "=1+1", "@x", "+SUM(1,2)", "-2+3", "\tx", "'=x", "''@y", "-5",
+         "+3", "1e-5", "-1.5e3", "plain", "'quoted", "a=b", ""]  # fmt: skip
+
+
+def test_formula_cells_are_neutralized_and_read_back_exactly(tmp_path):
+    frame = pd.DataFrame({"=evil": CELLS, "n": np.arange(len(CELLS)) - 3})
+    escaped = escape_formulas(frame)
+    assert list(escaped.columns) == ["'=evil", "n"]
+    shown = dict(zip(CELLS, escaped["'=evil"], strict=True))
+    for cell in ("=cmd|' /C calc'!A0", "=1+1", "@x", "+SUM(1,2)", "-2+3", "\tx"):
+        assert shown[cell] == "'" + cell
+    for cell in ("-5", "+3", "1e-5", "-1.5e3", "plain", "'quoted", "a=b", ""):
+        assert shown[cell] == cell
+    assert shown["'=x"] == "''=x" and shown["''@y"] == "'''@y"
+    back = unescape_formulas(escaped)
+    assert list(back.columns) == ["=evil", "n"] and back["=evil"].tolist() == CELLS
+
+
+def test_formula_cells_in_a_written_release(tmp_path):
+    table, schema = make_microdata(30, 1, random_state=2)
+    table["note"] = ["=1+1", "@x", "ok"] * 10
+    schema = type(schema)(dict(schema.quasi_identifiers), insensitive=["note"])
+    rel = anonymize(table, schema, 3, seed=1)
+    rel.write(tmp_path / "r.csv")
+    raw = pd.read_csv(tmp_path / "r.csv", dtype=str, keep_default_na=False)
+    assert set(raw["note"]) == {"'=1+1", "'@x", "ok"}
+    assert sorted(read_release(tmp_path / "r.csv").table["note"]) == sorted(table["note"])
+    with pytest.raises(Exception, match="would run as a formula"):
+        rel.write(tmp_path / "s.csv", formulas="refuse")
+    assert not (tmp_path / "s.csv").exists()
+    rel.write(tmp_path / "r.parquet")  # typed: stored as it is
+    assert sorted(pd.read_parquet(tmp_path / "r.parquet")["note"]) == sorted(table["note"])
