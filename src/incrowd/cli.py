@@ -12,13 +12,14 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -44,10 +45,10 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except IncrowdError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        _error(str(exc))
         raise typer.Exit(2) from None
     except OSError as exc:
-        err_console.print(f"[bold red]error:[/] {exc.strerror or exc}: {exc.filename or ''}")
+        _error(f"{exc.strerror or exc}: {exc.filename or ''}")
         raise typer.Exit(2) from None
     except typer.Exit:
         raise
@@ -55,10 +56,15 @@ def _errors() -> Iterator[None]:
         if os.environ.get("INCROWD_DEBUG"):
             traceback.print_exc()
         err_console.print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+            f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
             "(set INCROWD_DEBUG=1 for the traceback, and please report it)"
         )
         raise typer.Exit(1) from None
+
+
+def _error(text: str) -> None:
+    """One line on standard error; the text is the user's, never read as markup."""
+    err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
 
 
 def _parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
@@ -278,8 +284,8 @@ def anonymize(
             f"discernibility {loss['discernibility']:.4g}{certified}; {meta['seconds']:.2f} s"
         )
         if meta["withheld_columns"]:
-            out_console.print(f"not published: {', '.join(meta['withheld_columns'])}")
-        out_console.print(f"wrote {job.out} and {metadata_path(job.out)}")
+            out_console.print(f"not published: {escape(', '.join(meta['withheld_columns']))}")
+        out_console.print(f"wrote {escape(job.out)} and {escape(str(metadata_path(job.out)))}")
 
 
 def _files(specs: Iterable[str]) -> list[str]:
@@ -306,13 +312,13 @@ def verify(
         report = check(release, split_list(qi), k, sep=sep)
     if report.ok:
         out_console.print(
-            f"[bold green]OK[/]: {release} is {k}-anonymous ({report.form} release; "
+            f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "
             f"{report.n_records} records in {report.n_classes} groups of identical "
             f"quasi-identifiers, smallest {report.k_achieved})"
         )
         return
     for problem in report.problems:
-        err_console.print(f"[bold red]FAILED[/]: {problem}", soft_wrap=True)
+        err_console.print(f"[bold red]FAILED[/]: {escape(problem)}", soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -347,7 +353,7 @@ def evaluate(
         files = read_release(release)
         meta = files.metadata
         figures = evaluate_release(table, files.table, schema, meta)
-    grid = Table(title=f"information loss of {release}", show_header=True)
+    grid = Table(title=f"information loss of {escape(str(release))}", show_header=True)
     grid.add_column("measure")
     grid.add_column("value", justify="right")
     grid.add_column("recorded at release", justify="right")
@@ -385,11 +391,33 @@ def _root(
         raise typer.Exit(0)
 
 
+def run(argv: Sequence[str]) -> int:
+    """Run the command line on ``argv``; return the exit code.
+
+    A usage error (an unknown option, a value of the wrong type) is one line on standard
+    error and exit code 2, like every other user error.
+    """
+    try:
+        code = app(args=list(argv), prog_name="incrowd", standalone_mode=False)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        format_message = getattr(exc, "format_message", None)
+        if not callable(format_message):  # not a usage error: the command's own handler
+            raise
+        context = getattr(exc, "ctx", None)
+        where = f" (see {context.command_path} --help)" if context is not None else ""
+        message = " ".join(str(format_message()).split())
+        _error(message + where)
+        return int(getattr(exc, "exit_code", 2) or 2)
+    return code if isinstance(code, int) else 0
+
+
 def main() -> None:
     """Console-script entry point."""
     # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
     signal.signal(signal.SIGTERM, _terminate)
-    app(prog_name="incrowd")
+    sys.exit(run(sys.argv[1:]))
 
 
 def _terminate(signum: int, _frame: object) -> None:

@@ -1,0 +1,298 @@
+"""A corpus of bad inputs: each gets one line naming the problem, exit code 2, no traceback,
+and leaves no new file (issue 9). Cases run through the real command line (incrowd.cli.run)."""
+
+import os
+
+import pandas as pd
+import pytest
+
+from incrowd import InputError, ParameterError, SchemaError, anonymize, verify
+from incrowd.cli import run
+from incrowd.datasets import adult_hierarchy_path
+
+PEOPLE = pd.DataFrame(
+    {
+        "name": [f"p{i}" for i in range(12)],
+        "age": [23, 25, 31, 35, 36, 40, 41, 47, 52, 58, 60, 61],
+        "sex": ["Male", "Female"] * 6,
+        "zip": ["13053", "13068", "13053", "14850", "14853", "14850"] * 2,
+        "disease": ["flu", "cold", "none", "flu", "cold", "none"] * 2,
+    }
+)
+RACE = str(adult_hierarchy_path("race"))
+GOOD = ("--qi", "age,sex", "--k", "3")
+
+
+def files(d):
+    """The inputs every case may use, written into the case's own folder."""
+    PEOPLE.to_csv(d / "people.csv", index=False, sep=";")
+    PEOPLE.to_csv(d / "data.json", index=False)  # a CSV with a misleading name
+    (d / "sex_comma.csv").write_text("Male,M,*\nFemale,F,*\n")
+    (d / "sex_gap.csv").write_text("Male;;*\nFemale;F;*\n")
+    (d / "sex_two_parents.csv").write_text("Male;M;*\nMale;X;*\nFemale;F;*\n")
+    (d / "latin1.csv").write_bytes("Male;M\xe4nnlich;*\nFemale;F;*\n".encode("latin-1"))
+    (d / "in_latin1.csv").write_bytes("age;sex\n30;M\xe4nnlich\n".encode("latin-1"))
+    (d / "ragged.csv").write_text('age,sex\n30,F\n31,"M\n')
+    (d / "garbage.parquet").write_text("not parquet")
+    (d / "empty.csv").write_text("")
+    (d / "header.csv").write_text("age,sex\n")
+    (d / "dupes.csv").write_text("age,age\n1,2\n3,4\n")
+    (d / "inf.csv").write_text("age,x\n1,inf\n2,3\n3,4\n")
+    (d / "nan_text.csv").write_text("age\n" + "\n".join(["20"] * 30 + ["unknown"]) + "\n")
+    (d / "missing.csv").write_text("age,sex\n30,F\n,M\n31,\n32,F\n33,M\n34,F\n")
+    (d / "pipes.csv").write_text("age,sex\n1,a|b\n2,c\n3,a|b\n4,c\n")
+    (d / "count.csv").write_text("age,count\n1,2\n2,3\n3,4\n")
+    (d / "formula.csv").write_text("age,note\n1,=1+1\n2,ok\n3,@x\n")
+    (d / "mine.json").write_text('{"my": "notes"}')
+    (d / "mine.csv").write_text("my,own\n1,2\n")
+    (d / "folder.csv").mkdir()
+    (d / "afile").write_text("x")
+    (d / "bad.toml").write_text("k = = 3\n")
+    for name, body in {
+        "columns5.toml": "columns = 5\n",
+        "seed15.toml": "seed = 1.5\n[columns]\nqi = ['age']\n",
+        "kstr.toml": "k = 'five'\n[columns]\nqi = ['age']\n",
+        "unknown.toml": "colour = 'red'\n[columns]\nqi = ['age']\n",
+        "qi5.toml": "[columns]\nqi = 5\n",
+        "hier5.toml": "[columns]\nqi = ['sex']\n[hierarchy]\nsex = 5\n",
+        "weightx.toml": "[columns]\nqi = ['age']\n[weights]\nage = 'x'\n",
+        "kcol.toml": "[columns]\nqi = ['age']\nk = 3\n",
+    }.items():
+        (d / name).write_text(f'input = "people.csv"\nout = "out.csv"\nk = 3\n{body}'
+                              if "k =" not in body and name != "kcol.toml"
+                              else f'input = "people.csv"\nout = "out.csv"\n{body}')  # fmt: skip
+
+
+def anon(*args, source="people.csv", out="out.csv"):
+    return ("anonymize", source, "--out", out, *args)
+
+
+CASES = [
+    # --- the defects of issue 9
+    (anon(*GOOD, out="rel.json"), "must end in .csv or .parquet"),
+    (anon(*GOOD, source="data.json", out="data.csv"), "it is an input of this run"),
+    (anon(*GOOD, out="mine.csv"), "not part of an earlier incrowd release"),
+    (anon(*GOOD, out="folder.csv"), "folder.csv: it is a directory"),
+    (anon(*GOOD, out="afile/out.csv"), "afile"),
+    (anon(*GOOD, "--seed", "-1"), "seed must be a non-negative integer, got -1"),
+    (anon(*GOOD, "--sep", "::"), "separator must be a single character"),
+    (("anonymize", "--config", "columns5.toml"), "[columns] must be a table of settings"),
+    (("anonymize", "--config", "seed15.toml"), "seed must be an integer, got 1.5"),
+    (anon("--qi", "sex", "--k", "3", "--hierarchy", "sex=sex_comma.csv"), "splits evenly on ','"),
+    (anon("--qi", "age", "--k", "3", "--hierarchy", "disease=prefix"), "not a quasi-identifier"),
+    (("verify", "{out}", "--qi", "age,height", "--k", "3"), "no column 'height'"),
+    (("evaluate", "people.csv", "{out}", "--qi", "age"), "made with quasi-identifiers age, sex"),
+    (anon("--qi", "x", "--k", "2", source="inf.csv"), "non-finite value 'inf' in row 1"),
+    (
+        anon(
+            "--qi",
+            "age",
+            "--insensitive",
+            "note",
+            "--k",
+            "2",
+            "--csv-formulas",
+            "refuse",
+            source="formula.csv",
+        ),
+        "would run as a formula",
+    ),  # fmt: skip
+    (anon(*GOOD, "--csv-formulas", "maybe"), "--csv-formulas must be 'escape' or 'refuse'"),
+    # --- usage errors (one line, not a box)
+    (anon("--qi", "age", "--k", "abc"), "Invalid value for '--k'"),
+    (anon("--qi", "age", "--k", "1.5"), "Invalid value for '--k'"),
+    (anon(*GOOD, "--seed", "abc"), "Invalid value for '--seed'"),
+    (anon(*GOOD, "--frobnicate"), "No such option: --frobnicate"),
+    (("frobnicate",), "No such command 'frobnicate'"),
+    (("verify",), "Missing argument"),
+    (("anonymize",), "missing INPUT, --out, --k"),
+    (("anonymize", "people.csv", "--qi", "age", "--k", "2"), "missing --out"),
+    # --- columns and roles
+    (anon("--qi", "age,height", "--k", "2"), "unknown column 'height'"),
+    (anon("--qi", "age,age", "--k", "2"), "listed twice"),
+    (anon("--qi", "age", "--sensitive", "age", "--k", "2"), "both quasi-identifier and sensitive"),
+    (anon("--qi", "age", "--identifier", "ssn", "--k", "2"), "unknown column 'ssn'"),
+    (anon("--qi", ",", "--k", "2"), "no quasi-identifiers"),
+    (anon("--k", "2"), "no quasi-identifiers"),
+    (anon("--qi", "age", "--categorical", "sex", "--k", "2"), "not a quasi-identifier"),
+    (anon("--qi", "age", "--categorical", "age", "--numeric", "age", "--k", "2"), "declared both"),
+    (anon("--qi", "sex", "--numeric", "sex", "--k", "2"), "row 1 holds the text 'Male'"),
+    (anon("--qi", "age", "--k", "2", source="nan_text.csv"), "e.g. 'unknown' in row 31"),
+    (anon("--qi", "age,sex", "--k", "2", source="missing.csv"), "1 missing value(s)"),
+    (
+        anon("--qi", "age,sex", "--k", "2", "--missing", "category", source="missing.csv"),
+        "numeric column 'age'",
+    ),  # fmt: skip
+    (anon("--qi", "age", "--k", "2", "--missing", "guess"), "missing must be"),
+    (
+        anon(
+            "--qi",
+            "age",
+            "--sensitive",
+            "count",
+            "--k",
+            "2",
+            "--release",
+            "centers",
+            source="count.csv",
+        ),
+        "reserved",
+    ),  # fmt: skip
+    (
+        anon("--qi", "sex", "--k", "2", "--generalize", "sets", source="pipes.csv"),
+        "cannot be published in a value set",
+    ),  # fmt: skip
+    # --- parameters
+    (anon("--qi", "age", "--k", "1"), "k must be at least 2"),
+    (anon("--qi", "age", "--k", "0"), "k must be at least 2"),
+    (anon("--qi", "age", "--k", "13"), "cannot hide 12 record(s)"),
+    (anon("--qi", "age", "--k", "2", "--method", "magic"), "unknown method 'magic'"),
+    (anon("--qi", "age", "--k", "2", "--param", "depth=3"), "does not take those parameters"),
+    (anon("--qi", "age", "--k", "2", "--param", "oops"), "NAME=VALUE"),
+    (anon("--qi", "age", "--k", "2", "--param", "variant='weird'"), "variant must be"),
+    (anon("--qi", "age", "--k", "2", "--release", "poster"), "unknown release form 'poster'"),
+    (anon("--qi", "age", "--k", "2", "--norm", "3"), "norm must be 1 or 2"),
+    (
+        anon("--qi", "age", "--k", "2", "--center", "middle", "--release", "centers"),
+        "center must be",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "r-gather-outliers", "--epsilon", "1.5"),
+        "epsilon must be in [0, 1)",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "r-gather-outliers", "--epsilon", "-0.1"),
+        "epsilon must be in [0, 1)",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "kr-center", "--max-clusters", "0"),
+        "k_max must be a positive integer",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "r-gather", "--epsilon", "0.1"),
+        "does not take those parameters",
+    ),  # fmt: skip
+    (anon("--qi", "age", "--k", "4", "--method", "3-anonymity"), "k must be 3"),
+    (
+        anon("--qi", "age", "--k", "3", "--method", "forest", "--generalize", "bags"),
+        "generalize must be 'levels' or 'sets'",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--generalize", "sets", "--release", "centers"),
+        "value sets",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "forest", "--weights", "age=-1"),
+        "weight of 'age' must be a positive number",
+    ),  # fmt: skip
+    (
+        anon("--qi", "age", "--k", "3", "--method", "forest", "--weights", "age=abc"),
+        "weight of 'age' must be a positive number",
+    ),  # fmt: skip
+    (anon("--qi", "age", "--k", "3", "--weights", "disease=2"), "not a quasi-identifier"),
+    (anon("--qi", "age", "--k", "3", "--weights", "age"), "NAME=VALUE"),
+    # --- hierarchies
+    (anon("--qi", "zip", "--k", "2", "--hierarchy", "zip=intervals:5,7"), "not a multiple"),
+    (anon("--qi", "zip", "--k", "2", "--hierarchy", "zip=intervals:a,b"), "interval hierarchy"),
+    (anon("--qi", "age", "--k", "2", "--hierarchy", "age=nope.csv"), "hierarchy file not found"),
+    (
+        anon("--qi", "sex", "--k", "2", "--hierarchy", f"sex={RACE}"),
+        "value 'Male' of column 'sex' (row 1) is not in its hierarchy",
+    ),  # fmt: skip
+    (anon("--qi", "sex", "--k", "2", "--hierarchy", "sex=sex_gap.csv"), "empty cell"),
+    (
+        anon("--qi", "sex", "--k", "2", "--hierarchy", "sex=sex_two_parents.csv"),
+        "generalizes to both",
+    ),  # fmt: skip
+    (anon("--qi", "sex", "--k", "2", "--hierarchy", "sex=latin1.csv"), "cannot read"),
+    (anon("--qi", "sex", "--k", "2", "--hierarchy", "sex"), "NAME=VALUE"),
+    (anon("--qi", "sex", "--k", "2", "--hierarchy", "height=prefix"), "unknown column 'height'"),
+    # --- input files
+    (anon(*GOOD, source="nope.csv"), "input file not found"),
+    (anon("--qi", "age", "--k", "2", source="empty.csv"), "is empty"),
+    (anon("--qi", "age", "--k", "2", source="header.csv"), "has no rows"),
+    (anon("--qi", "age", "--k", "2", source="dupes.csv"), "two columns are named 'age'"),
+    (anon("--qi", "age", "--k", "2", source="in_latin1.csv"), "not UTF-8 text"),
+    (anon("--qi", "age", "--k", "2", source="ragged.csv"), "cannot read as a"),
+    (anon("--qi", "age", "--k", "2", source="garbage.parquet"), "cannot read as Parquet"),
+    # --- job files
+    (("anonymize", "--config", "nope.toml"), "job file not found"),
+    (("anonymize", "--config", "bad.toml"), "not a valid TOML job file"),
+    (("anonymize", "--config", "kstr.toml"), "k must be an integer, got 'five'"),
+    (("anonymize", "--config", "unknown.toml"), "unknown setting 'colour'"),
+    (("anonymize", "--config", "qi5.toml"), "must be a list of column names"),
+    (("anonymize", "--config", "hier5.toml"), "hierarchy.sex must be a file name"),
+    (("anonymize", "--config", "weightx.toml"), "weight of 'age' must be a positive number"),
+    (("anonymize", "--config", "kcol.toml"), "[columns] k is not a list of columns"),
+    # --- verify and evaluate
+    (("verify", "nope.csv", "--qi", "age", "--k", "2"), "release file not found"),
+    (("verify", "{out}", "--qi", "age,sex", "--k", "0"), "k must be a positive integer"),
+    (("verify", "{out}", "--qi", ",", "--k", "2"), "no quasi-identifiers"),
+    (("verify", "{badmeta}", "--qi", "age,sex", "--k", "2"), "not valid JSON metadata"),
+    (("evaluate", "people.csv", "nope.csv", "--qi", "age,sex"), "release file not found"),
+    (("evaluate", "nope.csv", "{out}", "--qi", "age,sex"), "input file not found"),
+]
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert run(anon(*GOOD, out="good.csv", source="people.csv") + ("--quiet",)) == 0
+    assert run(anon(*GOOD, out="badmeta.csv", source="people.csv") + ("--quiet",)) == 0
+    (tmp_path / "badmeta.json").write_text("{not json")
+    return tmp_path
+
+
+def snapshot(d):
+    return sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir())
+
+
+def test_the_corpus_is_large():
+    assert len(CASES) >= 60
+
+
+@pytest.mark.parametrize(("argv", "pattern"), CASES, ids=[c[1][:40] for c in CASES])
+def test_bad_input(folder, capsys, argv, pattern):
+    capsys.readouterr()
+    argv = [a.format(out="good.csv", badmeta="badmeta.csv") for a in argv]
+    before = snapshot(folder)
+    code = run(argv)
+    captured = capsys.readouterr()
+    assert code == 2, (code, captured.out, captured.err)
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), captured.err
+    assert pattern in lines[0], lines[0]
+    assert "Traceback" not in captured.err + captured.out
+    assert snapshot(folder) == before, "a bad input must not leave or change a file"
+
+
+# --------------------------------------------------------------------- the Python API
+def test_api_errors_are_incrowd_errors():
+    table = PEOPLE.copy()
+    from incrowd import Numeric, Schema
+
+    schema = Schema({"age": Numeric()})
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer"):
+        anonymize(table, schema, 3, seed=-1)
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer"):
+        anonymize(table, schema, 3, seed=1.5)
+    with pytest.raises(InputError, match="no column 'x'"):
+        verify(table, ["x"], 2)
+    with pytest.raises(SchemaError, match="unknown column 'height'"):
+        anonymize(table, Schema({"height": Numeric()}), 3)
+
+
+def test_integer_column_names_work_in_the_python_api():
+    from incrowd import Numeric, Schema
+
+    table = pd.DataFrame({0: list(range(10)), 1: [v % 3 for v in range(10)]})
+    rel = anonymize(table, Schema({"0": Numeric(), "1": Numeric()}), 3, seed=1)
+    assert verify(rel, ["0", "1"], 3).ok
+    assert list(rel.table.columns) == ["0", "1"]
+
+
+def test_no_file_is_left_by_any_case(folder):
+    """The folder holds only the fixture's files after every case above (checked per case);
+    here: no hidden temporaries either."""
+    assert [p for p in os.listdir(folder) if p.startswith(".")] == []
