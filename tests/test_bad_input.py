@@ -166,7 +166,7 @@ CASES = [
     ),  # fmt: skip
     (
         anon("--qi", "age", "--k", "3", "--method", "kr-center", "--max-clusters", "0"),
-        "k_max must be a positive integer",
+        "max_clusters must be a positive integer",
     ),  # fmt: skip
     (
         anon("--qi", "age", "--k", "3", "--method", "r-gather", "--epsilon", "0.1"),

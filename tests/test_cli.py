@@ -180,8 +180,8 @@ def test_gather_methods_from_the_command_line(people, tmp_path):
                        "--norm", "1", "--release", "centers")  # fmt: skip
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "out.json").read_text())
-    assert meta["parameters"]["k_max"] == 3 and meta["parameters"]["epsilon"] == 0.2
-    assert meta["parameters"]["norm"] == 1 and meta["guarantee"] == 4.0
+    assert meta["parameters"]["max_clusters"] == 3 and meta["parameters"]["epsilon"] == 0.2
+    assert meta["parameters"]["norm"] == 1 and meta["approximation_ratio"] == 4.0
     assert meta["lower_bound"] > 0 and "certified ratio" in result.stdout
     assert meta["n_suppressed"] <= 2
     assert invoke("verify", tmp_path / "out.csv", "--qi", "age,sex", "--k", "3").exit_code == 0
@@ -198,7 +198,7 @@ def test_forest_with_sets_weights_and_deletion(people, tmp_path):
     assert meta["generalize"] == "sets" and meta["method"] == "forest"
     assert meta["parameters"]["allow_deletion"] is True
     assert meta["n_released"] + meta["n_suppressed"] == 12
-    assert meta["certified_ratio"] >= 1.0 and meta["guarantee"] == 5.0
+    assert meta["certified_ratio"] >= 1.0 and meta["approximation_ratio"] == 5.0
     out = pd.read_csv(tmp_path / "out.csv", dtype=str)
     assert len(out) == meta["n_released"]
     check = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")

@@ -3,13 +3,9 @@ import itertools
 import numpy as np
 import pytest
 
-from incrowd import MDAV, ExactPartition, ParameterError
-from incrowd.algorithms.exact import (
-    exact_partition,
-    radius_subset_costs,
-    sse_subset_costs,
-    subset_costs,
-)
+from incrowd import MDAV, ExactPartition, MetricSpace, ParameterError
+from incrowd.algorithms.exact import solve, subset_costs
+from incrowd.costs import SSE, MaxRadius
 
 
 def set_partitions(items):
@@ -46,17 +42,20 @@ def radius_at_point(X, members):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_matches_brute_force_for_up_to_nine_records(seed):
+    """The subset DP and the compiled subset costs agree with brute force over all
+    set partitions."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 10))
     k = int(rng.integers(2, max(3, n // 2 + 1)))
     if k > n:
         k = n
     X = rng.integers(0, 4, size=(n, 2)).astype(float)  # ties on purpose
-    opt, part = exact_partition(sse_subset_costs(X, k), n, k, "sum")
+    space = MetricSpace.from_array(X)
+    opt, part = solve(subset_costs(SSE.on(space), n, k), n, k, "sum")
     assert opt == pytest.approx(brute_force(n, k, lambda m: sse(X, m), sum), abs=1e-9)
     assert part.min_size >= k
     assert sum(sse(X, g) for g in part.groups()) == pytest.approx(opt, abs=1e-9)
-    opt_r, part_r = exact_partition(radius_subset_costs(X, k), n, k, "max")
+    opt_r, part_r = solve(subset_costs(MaxRadius.on(space), n, k), n, k, "max")
     assert opt_r == pytest.approx(brute_force(n, k, lambda m: radius_at_point(X, m), max))
     assert max(radius_at_point(X, g) for g in part_r.groups()) == pytest.approx(opt_r)
 
@@ -64,11 +63,41 @@ def test_matches_brute_force_for_up_to_nine_records(seed):
 def test_custom_cost_and_size_cap():
     n, k = 7, 2
     weights = np.arange(1, n + 1, dtype=float)
-    cost = subset_costs(n, k, lambda m: float(weights[m].max() * len(m)))
-    opt, _ = exact_partition(cost, n, k, "sum")
+    cost = subset_costs(lambda m: float(weights[m].max() * len(m)), n, k)
+    opt, _ = solve(cost, n, k, "sum")
     assert opt == brute_force(n, k, lambda m: float(weights[m].max() * len(m)), sum)
-    capped, part = exact_partition(cost, n, k, "sum", max_size=2 * k - 1)
+    capped, part = solve(cost, n, k, "sum", max_size=2 * k - 1)
     assert part.sizes.max() <= 3 and capped >= opt
+
+
+def test_subset_costs_match_each_cost_crowd():
+    """The compiled every-subset kernels price a subset as the cost's own crowd() does."""
+    from incrowd.testing import random_table
+
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        table, schema = random_table(rng, 7)
+        space = MetricSpace.from_table(table, schema)
+        from incrowd.costs import GeneralizationCost
+
+        for cost in (SSE.on(space), MaxRadius.on(space), GeneralizationCost.on(space)):
+            fast = cost.subset_costs(7, 2)
+            for mask in rng.integers(1, 1 << 7, size=20):
+                members = np.flatnonzero([(mask >> i) & 1 for i in range(7)])
+                if members.size >= 2:
+                    assert fast[mask] == pytest.approx(cost.crowd(members), abs=1e-12)
+
+
+def test_limits_budget_and_leave_cost():
+    X = np.array([[0.0], [1.0], [2.0], [50.0], [100.0]])
+    costs = subset_costs(SSE.on(MetricSpace.from_array(X)), 5, 2)
+    full, _ = solve(costs, 5, 2, "sum")
+    left, part = solve(costs, 5, 2, "sum", budget=1)
+    assert left < full and part.n_suppressed == 1
+    priced, part2 = solve(costs, 5, 2, "sum", leave_cost=1.0)
+    assert part2.n_suppressed == 3 and priced == pytest.approx(0.5 + 3.0)  # keep {0, 1}
+    two, part3 = solve(costs, 5, 2, "sum", max_groups=1)
+    assert part3.n_clusters == 1 and two >= full
 
 
 def test_estimator_and_limits():
@@ -82,7 +111,7 @@ def test_estimator_and_limits():
     with pytest.raises(ParameterError):
         ExactPartition(k=2, objective="median").fit(X)
     with pytest.raises(ParameterError, match="2\\*\\*n"):
-        exact_partition(np.zeros(3), 2, 2)
+        solve(np.zeros(3), 2, 2)
 
 
 def test_mdav_is_never_below_the_optimum_and_usually_close():

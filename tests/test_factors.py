@@ -11,7 +11,9 @@ import pytest
 
 import incrowd
 from incrowd import Categorical, MetricSpace, Schema
-from incrowd.algorithms._factor_solvers import lp_duals, solve_factor, unique_edges
+from incrowd.algorithms._factor_certify import lp_duals
+from incrowd.algorithms._factor_solve import solve_factor, unique_edges
+from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.factors import (
     ThreeAnonymity,
     TwoAnonymity,
@@ -20,7 +22,12 @@ from incrowd.algorithms.factors import (
     min_weight_2_factor,
     min_weight_12_factor,
 )
-from incrowd.testing import optimal_generalization, optimum, random_table
+from incrowd.costs import SSE
+from incrowd.testing import random_table
+
+
+def optimal_generalization(model, k):
+    return optimum(model, model.n, k)[0]
 
 
 def _brute(kind: str, n: int, edges: np.ndarray, w: np.ndarray) -> float:
@@ -83,7 +90,7 @@ def test_two_factor_certificate_on_a_candidate_graph() -> None:
     space = MetricSpace.from_table(table, schema, norm=1)
     model = ThreeAnonymity().fit(space)
     pairs = np.array(list(itertools.combinations(range(45), 2)))
-    emb = model.cost_model(space).embedding()
+    emb = model.cost(space).geometry.dense()
     w = np.abs(emb[pairs[:, 0]] - emb[pairs[:, 1]]).sum(axis=1)
     complete = solve_factor("2", 45, pairs, w)
     assert model.factor_optimal_
@@ -109,7 +116,7 @@ def test_section_6_tight_example() -> None:
     assert model.factor_weight_ == pytest.approx(8.0)
     assert sorted(model.partition_.sizes.tolist()) == [4, 4]
     assert model.cost_ == pytest.approx(24.0)  # Lemma 11's 3 x len(C), with equality
-    opt = optimal_generalization(model.cost_model(space), 3)
+    opt = optimal_generalization(model.cost(space), 3)
     assert model.cost_ <= 2 * opt + 1e-9
     assert model.lower_bound_ <= opt + 1e-9
 
@@ -125,7 +132,7 @@ def test_methods_against_the_exact_optimum_on_300_instances() -> None:
             X = rng.normal(size=(n, 3))
             X[0] = X[1] if trial % 3 == 0 else X[0]
             model = TwoMicroaggregation().fit(X)
-            opt = optimum(MetricSpace.from_array(X), 2, "sse")
+            opt = optimum(SSE.on(MetricSpace.from_array(X)), len(X), 2)[0]
             factor, key = 2.0, "2-micro"
         else:
             binary = which in (1, 3)
@@ -140,8 +147,8 @@ def test_methods_against_the_exact_optimum_on_300_instances() -> None:
             if three and n < 3:
                 continue
             model = (ThreeAnonymity() if three else TwoAnonymity()).fit(space)
-            opt = optimal_generalization(model.cost_model(space), 3 if three else 2)
-            factor = model.factor_
+            opt = optimal_generalization(model.cost(space), 3 if three else 2)
+            factor = model.approximation_ratio_
             key = ("3-anon" if three else "2-anon") + ("-bin" if binary else "")
             if binary:
                 assert factor == (2.0 if three else 1.5)

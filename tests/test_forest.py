@@ -19,10 +19,17 @@ from incrowd.algorithms._forest_core import (
     size_limit,
     split_tree,
 )
+from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.forest import ForestKAnonymity, MuApprox
-from incrowd.data.generalization import GeneralizationCost, crowd_cost
-from incrowd.data.neighbours import RecordIndex
-from incrowd.testing import optimal_generalization, random_table
+from incrowd.costs import SSE, GeneralizationCost
+from incrowd.testing import random_table
+
+
+def optimal_generalization(model, k, allow_deletion=False):
+    """The exact optimal generalization cost (rows deleted at a full row's cost if allowed)."""
+    leave = model.row_cost if allow_deletion else 0.0
+    return optimum(model, model.n, k, leave_cost=leave)[0]
+
 
 # ----------------------------------------------------------------------------- paper examples
 
@@ -72,8 +79,8 @@ def test_quality_hierarchy_costs_h_over_l() -> None:
     release = incrowd.anonymize(table, schema, 2, method="forest", seed=0)
     assert sorted(release.table["Quality"]) == ["A", "A", "B", "B"]
     gm = GeneralizationCost.from_columns(space.columns)
-    assert gm.pair_cost(0, 1) == pytest.approx(0.5)  # A+ and A meet at level 1
-    assert gm.pair_cost(0, 2) == pytest.approx(1.0)  # A+ and B+ meet at the top
+    assert gm.pair(0, 1) == pytest.approx(0.5)  # A+ and A meet at level 1
+    assert gm.pair(0, 2) == pytest.approx(1.0)  # A+ and B+ meet at the top
 
 
 def test_figure_1_3_five_anonymity_suppresses_all_20_entries() -> None:
@@ -87,7 +94,7 @@ def test_figure_1_3_five_anonymity_suppresses_all_20_entries() -> None:
     assert (release.table.to_numpy() == "*").all()
     assert release.metadata["cost"] == pytest.approx(20.0)
     # a clustering release does better: center (1,1,1,1), radius 1, distortion bound 5
-    gather = incrowd.RGather(r=5).fit(MetricSpace.from_array(X.astype(float), norm=1))
+    gather = incrowd.RGather(k=5).fit(MetricSpace.from_array(X.astype(float), norm=1))
     assert gather.radius_ == pytest.approx(1.0)
     assert 5 * gather.radius_ < release.metadata["cost"]
 
@@ -105,7 +112,7 @@ def test_forest_invariants(n: int, k: int, seed: int) -> None:
     k = min(k, n)
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 4, size=(n, 2)).astype(float)  # many ties and copies
-    dist, idx = RecordIndex(X, 1).neighbour_lists(k - 1)
+    dist, idx = MetricSpace.from_array(X, norm=1).index().neighbours(k - 1)
     head, weight = grow_forest(dist, idx, k)
     # out-degree <= 1 by construction; acyclic: following out-edges ends at a sink
     for u in range(n):
@@ -197,12 +204,12 @@ def test_ratio_to_the_exact_optimum_on_300_random_tables() -> None:
         deletion = trial % 5 == 0
         est = ForestKAnonymity(k=k, generalize=form, loss=loss, allow_deletion=deletion)
         est.fit(space)
-        model = est.cost_model(space)
+        model = est.cost(space)
         opt = optimal_generalization(model, k, allow_deletion=deletion)
         tol = 1e-9 * max(1.0, opt)
         limit = size_limit(k)
         assert est.n_stuck_ == 0
-        assert est.factor_ == limit
+        assert est.approximation_ratio_ == limit
         assert est.forest_weight_ <= est.lower_bound_ + tol
         assert est.lower_bound_ <= opt + tol, "lower bound above the optimum"
         assert est.paper_cost_ <= limit * opt + tol, "Theorem 5 violated"
@@ -210,7 +217,7 @@ def test_ratio_to_the_exact_optimum_on_300_random_tables() -> None:
         sizes = est.paper_partition_.sizes
         assert sizes.min() >= k and sizes.max() <= limit
         assert est.partition_.min_size >= k or est.partition_.n_clusters == 0
-        assert est.cost_ == pytest.approx(model.cost_of(est.labels_))
+        assert est.cost_ == pytest.approx(model.of(est.labels_))
         if not deletion:
             assert est.n_deleted_ == 0
         paper.append(est.paper_cost_ / opt if opt > 0 else 1.0)
@@ -288,35 +295,34 @@ def test_mu_approx_bounds_against_the_exact_sse() -> None:
         n = int(rng.integers(k + 1, 11))
         X = rng.normal(size=(n, 3))
         est = MuApprox(k=k).fit(X)
-        opt = incrowd.testing.optimum(MetricSpace.from_array(X), k, "sse")
+        opt = optimum(SSE.on(MetricSpace.from_array(X)), n, k)[0]
         assert est.lower_bound_ <= opt + 1e-9
-        assert opt - 1e-9 <= est.cost_ <= est.factor_ * opt + 1e-9
+        assert opt - 1e-9 <= est.cost_ <= est.approximation_ratio_ * opt + 1e-9
         sizes = est.partition_.sizes
         assert sizes.min() >= k and sizes.max() <= size_limit(k)
         ratios.append(est.cost_ / opt)
     assert np.median(ratios) < 1.5
 
 
-def test_crowd_cost_matches_pair_cost_and_embedding() -> None:
+def test_crowd_cost_matches_pair_cost_and_its_geometry() -> None:
+    from scipy.spatial import cKDTree
+
     rng = np.random.default_rng(11)
     table, schema = random_table(rng, 30)
     space = MetricSpace.from_table(table, schema, norm=1)
     for form, loss in (("levels", "height"), ("levels", "ncp"), ("sets", "height")):
         model = GeneralizationCost.from_columns(space.columns, form, loss=loss)
-        emb = model.embedding()
-        tables = model.pair_tables()
+        emb = model.geometry.dense()
         for a, b in rng.integers(0, 30, size=(40, 2)):
-            pair = model.pair_cost(int(a), int(b))
+            pair = model.pair(int(a), int(b))
             assert pair == pytest.approx(np.abs(emb[a] - emb[b]).sum())
-            assert crowd_cost(model, np.array([a, b])) == pytest.approx(2 * pair)
-            by_table = np.abs(model.num[a] - model.num[b]) @ model.num_weight + sum(
-                tables[j, model.codes[a, j], model.codes[b, j]] for j in range(tables.shape[0])
-            )
-            assert by_table == pytest.approx(pair)
-        # the compiled scan and the KD-tree on the embedding find the same distances
-        scan_d, scan_i = model.neighbour_lists(5)
-        tree_d, _ = RecordIndex(emb, 1).neighbour_lists(5)
-        np.testing.assert_allclose(scan_d, tree_d, atol=1e-12)
+            assert model.geometry.distance(np.array([a]), np.array([b]))[0] == pytest.approx(pair)
+            assert model.crowd(np.array([a, b])) == pytest.approx(2 * pair)
+        # the space's index (a compiled scan here) and a KD-tree on the dense embedding
+        # find the same distances
+        scan_d, scan_i = space.index(model.geometry).neighbours(5)
+        tree_d, _ = cKDTree(emb).query(emb, k=6, p=1)
+        np.testing.assert_allclose(np.sort(scan_d, axis=1), tree_d[:, 1:], atol=1e-12)
         for u in range(30):
             for d, v in zip(scan_d[u], scan_i[u], strict=True):
-                assert v != u and d == pytest.approx(model.pair_cost(u, int(v)))
+                assert v != u and d == pytest.approx(model.pair(u, int(v)))

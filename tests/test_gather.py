@@ -22,11 +22,8 @@ from incrowd import (
     anonymize,
     release_centers,
 )
-from incrowd.algorithms.exact import (
-    diameter_subset_costs,
-    exact_with_limits,
-    radius_subset_costs,
-)
+from incrowd.algorithms.exact import solve, subset_costs
+from incrowd.costs import MaxRadius
 
 ALPHA, BETA, GAMMA, DELTA = 20.0, 7.0, 40.0, 70.0
 
@@ -47,7 +44,7 @@ def figure_1_1():
 def test_figure_1_1_two_gather_has_maximum_radius_3():
     table, schema = figure_1_1()
     space = MetricSpace.from_table(table, schema)
-    model = RGather(r=2).fit(space)
+    model = RGather(k=2).fit(space)
     assert model.labels_.tolist() == [0, 0, 1, 1, 1]
     assert model.radius_ == pytest.approx(3.0)
     assert model.lower_bound_ <= 3.0 and model.certified_ratio_ <= 2.0
@@ -89,11 +86,11 @@ METRICS = {"euclidean": euclidean, "hierarchical-l1": hierarchical_l1, "hamming"
 def optima(space, r, max_groups=None, budget=0):
     """(OPT with input-point centers, optimal largest diameter) under the limits."""
     n = space.n
-    point = exact_with_limits(radius_subset_costs(space.points, r, space.norm), n, r, "max",
-                              max_groups, budget)[0]  # fmt: skip
-    diam = exact_with_limits(diameter_subset_costs(space.points, r, space.norm), n, r, "max",
-                             max_groups, budget)[0]  # fmt: skip
-    return point, diam
+    limits = {"max_groups": max_groups, "budget": budget}
+    point = solve(subset_costs(MaxRadius.on(space), n, r), n, r, "max", **limits)[0]
+    d = space.pairwise()
+    diameters = subset_costs(lambda m: float(d[np.ix_(m, m)].max()), n, r)
+    return point, solve(diameters, n, r, "max", **limits)[0]
 
 
 @pytest.mark.parametrize("metric", sorted(METRICS))
@@ -110,13 +107,13 @@ def test_against_the_exact_optimum(metric):
         space = METRICS[metric](rng, n)
 
         opt_p, d_star = optima(space, r)
-        g = RGather(r=r).fit(space)
+        g = RGather(k=r).fit(space)
         assert d_star / 2 - tol <= g.radius_ <= d_star + tol  # radius <= 2 * (d*/2) <= 2 OPT
         assert g.lower_bound_ <= d_star / 2 + tol and g.radius_ <= 2 * opt_p + tol
         RATIOS.setdefault("r-gather", []).append(g.radius_ / opt_p if opt_p else 1.0)
 
         opt_p, d_star = optima(space, r, max_groups=k_max)
-        kc = KRCenter(k_max=k_max, r=r).fit(space)
+        kc = KRCenter(max_clusters=k_max, k=r).fit(space)
         assert kc.partition_.n_clusters <= k_max
         assert kc.radius_ <= d_star + tol and kc.lower_bound_ <= d_star / 2 + tol
         RATIOS.setdefault("kr-center", []).append(kc.radius_ / opt_p if opt_p else 1.0)
@@ -124,12 +121,12 @@ def test_against_the_exact_optimum(metric):
         if n - budget < r:
             continue
         opt_p, d_star = optima(space, r, budget=budget)
-        go = RGatherOutliers(r=r, epsilon=eps).fit(space)
+        go = RGatherOutliers(k=r, epsilon=eps).fit(space)
         assert go.partition_.n_suppressed <= budget and go.partition_.min_size >= r
         assert go.radius_ <= 2 * d_star + tol and go.lower_bound_ <= d_star / 2 + tol
         RATIOS.setdefault("r-gather-outliers", []).append(go.radius_ / opt_p if opt_p else 1.0)
 
-        gp = RGatherOutliers(r=r, epsilon=eps, centers="points").fit(space)
+        gp = RGatherOutliers(k=r, epsilon=eps, centers="points").fit(space)
         assert gp.partition_.n_suppressed <= budget and gp.partition_.min_size >= r
         assert gp.radius_ <= 3 * opt_p + tol and gp.lower_bound_ <= opt_p + tol
         RATIOS.setdefault("r-gather-outliers (points)", []).append(
@@ -137,7 +134,7 @@ def test_against_the_exact_optimum(metric):
         )
 
         opt_p, d_star = optima(space, r, max_groups=k_max, budget=budget)
-        ko = KRCenterOutliers(k_max=k_max, r=r, epsilon=eps).fit(space)
+        ko = KRCenterOutliers(max_clusters=k_max, k=r, epsilon=eps).fit(space)
         part = ko.partition_
         assert part.n_suppressed <= budget and part.min_size >= r and part.n_clusters <= k_max
         assert ko.radius_ <= 2 * d_star + tol and ko.lower_bound_ <= d_star / 2 + tol
@@ -152,11 +149,11 @@ def test_large_inputs_use_the_bisection_and_stay_certified():
     X = rng.normal(size=(6000, 3))
     # (model, guarantee factor, how far from the tested threshold a member may be)
     cases = [
-        (RGather(r=5), 2.0, 1.0),
-        (KRCenter(k_max=40, r=5), 2.0, 1.0),
-        (RGatherOutliers(r=5, epsilon=0.02), 4.0, 2.0),
-        (RGatherOutliers(r=5, epsilon=0.02, centers="points"), 3.0, 3.0),
-        (KRCenterOutliers(k_max=40, r=5, epsilon=0.02), 4.0, 2.0),
+        (RGather(k=5), 2.0, 1.0),
+        (KRCenter(max_clusters=40, k=5), 2.0, 1.0),
+        (RGatherOutliers(k=5, epsilon=0.02), 4.0, 2.0),
+        (RGatherOutliers(k=5, epsilon=0.02, centers="points"), 3.0, 3.0),
+        (KRCenterOutliers(max_clusters=40, k=5, epsilon=0.02), 4.0, 2.0),
     ]
     for model, factor, reach in cases:
         model.fit(X)
@@ -169,7 +166,7 @@ def test_large_inputs_use_the_bisection_and_stay_certified():
 
 def test_duplicates_give_radius_zero_and_ratio_one():
     X = np.repeat(np.arange(4.0).reshape(-1, 1), 3, axis=0)
-    model = RGather(r=3).fit(X)
+    model = RGather(k=3).fit(X)
     assert model.radius_ == 0.0 and model.certified_ratio_ == 1.0
     assert model.partition_.n_clusters == 4
 
@@ -177,14 +174,14 @@ def test_duplicates_give_radius_zero_and_ratio_one():
 @pytest.mark.parametrize(
     ("model", "error", "pattern"),
     [
-        (RGather(r=1), ParameterError, "at least 2"),
-        (RGather(r=9), InfeasibleError, "cannot hide"),
-        (RGather(r=2, tol=2.0), ParameterError, "tol"),
-        (KRCenter(k_max=0, r=2), ParameterError, "k_max"),
-        (RGatherOutliers(r=2, epsilon=1.5), ParameterError, "epsilon"),
-        (RGatherOutliers(r=4, epsilon=0.5), InfeasibleError, "fewer than r=4"),
-        (RGatherOutliers(r=2, centers="medoid"), ParameterError, "centers"),
-        (KRCenterOutliers(k_max=2, r=2, epsilon=-0.1), ParameterError, "epsilon"),
+        (RGather(k=1), ParameterError, "at least 2"),
+        (RGather(k=9), InfeasibleError, "cannot hide"),
+        (RGather(k=2, tol=2.0), ParameterError, "tol"),
+        (KRCenter(max_clusters=0, k=2), ParameterError, "max_clusters"),
+        (RGatherOutliers(k=2, epsilon=1.5), ParameterError, "epsilon"),
+        (RGatherOutliers(k=4, epsilon=0.5), InfeasibleError, "fewer than k=4"),
+        (RGatherOutliers(k=2, centers="medoid"), ParameterError, "centers"),
+        (KRCenterOutliers(max_clusters=2, k=2, epsilon=-0.1), ParameterError, "epsilon"),
     ],
 )
 def test_bad_parameters(model, error, pattern):
@@ -201,12 +198,13 @@ def test_every_method_publishes_every_form(method, form):
     table["age"] += np.arange(len(table)) * 0.1
     params = {"epsilon": 0.1} if "outliers" in method else {}
     if method.startswith("kr"):
-        params["k_max"] = 3
+        params["max_clusters"] = 3
     rel = anonymize(table, schema, 2, method=method, release=form, params=params, seed=1)
     meta = rel.metadata
     assert meta["n_released"] + meta["n_suppressed"] == len(table)
     assert meta["lower_bound"] > 0 and meta["certified_ratio"] >= 1.0 - 1e-9
-    assert meta["guarantee"] in (2.0, 4.0)
+    assert meta["approximation_ratio"] in (2.0, 4.0)
+    assert meta["cost"] == meta["loss"]["max_radius"]
 
 
 def test_point_center_variant_reports_its_own_factor():
@@ -214,7 +212,7 @@ def test_point_center_variant_reports_its_own_factor():
     table = pd.concat([table] * 3, ignore_index=True)
     params = {"epsilon": 0.1, "centers": "points"}
     rel = anonymize(table, schema, 2, method="r-gather-outliers", params=params, seed=1)
-    assert rel.metadata["guarantee"] == 3.0
+    assert rel.metadata["approximation_ratio"] == 3.0
 
 
 def test_bisection_path_is_certified():
@@ -222,7 +220,7 @@ def test_bisection_path_is_certified():
     # bisects real values (more than 2,500 points), certifying with the last failure.
     rng = np.random.default_rng(2)
     X = np.repeat(np.arange(1250.0), 4)[:, None] + rng.normal(scale=1e-3, size=(5000, 1))
-    model = RGather(r=3).fit(X)
+    model = RGather(k=3).fit(X)
     assert model.n_tests_ > 1
     assert model.partition_.min_size >= 3
     assert 0 < model.lower_bound_ <= model.radius_ <= model.threshold_

@@ -1,12 +1,31 @@
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from incrowd import MDAV, InfeasibleError, MetricSpace, ParameterError, Partition
+from incrowd import (
+    MDAV,
+    Categorical,
+    Hierarchical,
+    InfeasibleError,
+    MetricSpace,
+    Numeric,
+    ParameterError,
+    Partition,
+    Schema,
+)
+from incrowd.algorithms._mdav_kernel import KERNELS, State
+from incrowd.costs import SSE
+from incrowd.costs import l_sse as l_sse_of
 from incrowd.datasets import casc_matrix
-from incrowd.metrics import l_sse, sse_loss
+from incrowd.testing import random_hierarchy
+
+
+def l_sse(X, labels):
+    return l_sse_of(SSE.on(MetricSpace.from_array(X)), labels)
+
 
 # Independent reference values of ../shared/datasets/README.md: SSE on data standardized to
 # zero mean and unit population variance.
@@ -104,17 +123,59 @@ def test_matches_plain_reference_including_ties(X, k, single):
     assert got.min_size >= k and got.sizes.max() <= 2 * k - 1
 
 
-def test_large_input_uses_all_chunks_consistently():
-    # Above 4096 rows the passes are split per thread; the result must not change with that.
+def run_kernel(geometry, k, parallel, chunks, single=False):
+    """MDAV by one variant of the compiled loop, in epochs as the driver runs it."""
+    state = State(geometry.numeric, geometry.codes, geometry.entries, geometry.offsets)
+    while True:
+        before = state.m
+        state.m, state.g = KERNELS[parallel]["steps"](
+            *state.arrays(), state.m, state.g, k, single, 50, chunks
+        )
+        if state.m == before:
+            break
+    KERNELS[False]["finish"](*state.arrays(), state.m, state.g, k, single)
+    return Partition(state.labels)
+
+
+@pytest.mark.parametrize("coded", [False, True])
+def test_serial_and_parallel_passes_agree(coded):
+    """Passes split into chunks on threads give the same crowds as one serial pass, with
+    ties everywhere (the tie rule is applied when chunks are merged)."""
     rng = np.random.default_rng(0)
-    X = np.round(rng.normal(size=(9000, 3)), 1)  # many exact ties
-    import numba
+    if coded:
+        table = pd.DataFrame({"a": rng.integers(0, 5, 6000), "b": rng.integers(0, 30, 6000)})
+        schema = Schema({"a": Categorical(), "b": Categorical(weight=0.5)})
+        geometry = MetricSpace.from_table(table.astype(str), schema).geometry
+    else:
+        geometry = MetricSpace.from_array(np.round(rng.normal(size=(9000, 3)), 1)).geometry
+    one = run_kernel(geometry, 3, False, 1)
+    assert run_kernel(geometry, 3, True, 2) == one
+    assert run_kernel(geometry, 3, True, 3) == one
 
-    from incrowd.algorithms._mdav_kernel import mdav_labels
 
-    one = mdav_labels(X, 3, False, 1)
-    many = mdav_labels(X, 3, False, numba.get_num_threads())
-    assert Partition(one) == Partition(many)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.booleans())
+def test_codes_give_the_crowds_of_the_dense_one_hot_embedding(seed, k, single):
+    """MDAV on codes (categorical and hierarchical attributes as counts) forms the crowds
+    that MDAV on the dense one-hot matrix forms, with SSE equal to the dense SSE. (A small
+    continuous attribute breaks exact ties, which the two arithmetics may round apart.)"""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2 * k, 40))
+    hierarchy = random_hierarchy(rng, 5, 3)
+    table = pd.DataFrame(
+        {
+            "c": [f"c{v}" for v in rng.integers(0, 3, n)],
+            "h": [f"v{v}" for v in rng.integers(0, 5, n)],
+            "x": rng.random(n),
+        }
+    )
+    schema = Schema({"c": Categorical(), "h": Hierarchical(hierarchy), "x": Numeric(weight=0.1)})
+    space = MetricSpace.from_table(table, schema)
+    got = MDAV(k=k, variant="single" if single else "classic").fit(space)
+    dense = space.points
+    want = reference_mdav(dense, k, single)
+    sse = sum(((dense[g] - dense[g].mean(axis=0)) ** 2).sum() for g in want.groups())
+    assert got.cost_ == pytest.approx(sse, abs=1e-9)
+    assert got.partition_ == want
 
 
 def test_sklearn_style_use_and_contract():
@@ -125,8 +186,8 @@ def test_sklearn_style_use_and_contract():
     assert model.labels_.tolist() == [0, 0, 0, 1, 1, 1, 1]
     assert model.fit_predict(X).tolist() == model.labels_.tolist()
     assert model.lower_bound_ is None and model.certified_ratio_ is None
-    assert model.guarantee.factor is None
-    assert model.cost_ == pytest.approx(sse_loss(X, model.labels_))
+    assert model.guarantee.ratio is None and not model.guarantee.proven
+    assert model.cost_ == pytest.approx(SSE.on(MetricSpace.from_array(X)).of(model.labels_))
     assert MDAV(k=3).fit(MetricSpace.from_array(X)).partition_ == model.partition_
 
 
@@ -142,3 +203,13 @@ def test_sklearn_style_use_and_contract():
 def test_bad_parameters(params, error):
     with pytest.raises(error):
         MDAV(**params).fit(np.zeros((4, 2)))
+
+
+def test_a_dominant_value_leaves_no_record_out():
+    """Distances to the centroid are computed less a constant, so they can be negative
+    (a value held by most records); every record must still be placed."""
+    table = pd.DataFrame({"c": ["a"] * 70 + ["b"] * 20 + ["c"] * 10})
+    space = MetricSpace.from_table(table, Schema({"c": Categorical(weight=3.0)}))
+    for variant in ("classic", "single"):
+        part = MDAV(k=4, variant=variant).fit(space).partition_
+        assert part.n_suppressed == 0 and part.min_size >= 4

@@ -3,25 +3,59 @@ import pandas as pd
 import pytest
 
 from incrowd import Categorical, Hierarchical, Hierarchy, MetricSpace, Numeric, Partition, Schema
+from incrowd.costs import SSE, MaxRadius, best_centers, l_sse, radii_from
 from incrowd.data.columns import encode_qis
-from incrowd.metrics import discernibility, l_sse, max_radius, ncp_loss, sse_loss, sst
+from incrowd.metrics import discernibility, ncp_loss
+
+
+def sse_of(X, labels):
+    return SSE.on(MetricSpace.from_array(X)).of(labels)
 
 
 def test_sse_sst_and_l_sse():
     X = np.array([[0.0], [2.0], [10.0], [12.0]])
     labels = np.array([0, 0, 1, 1])
-    assert sse_loss(X, labels) == pytest.approx(4.0)  # 1 + 1 + 1 + 1
-    assert sst(X) == pytest.approx(36 + 16 + 16 + 36)  # mean 6
-    assert l_sse(X, labels) == pytest.approx(100 * 4.0 / sst(X))
-    assert l_sse(np.ones((3, 2)), np.array([0, 0, 0])) == 0.0
-    assert sse_loss(X, np.array([0, 0, -1, -1])) == pytest.approx(2.0)  # suppressed ignored
+    cost = SSE.on(MetricSpace.from_array(X))
+    assert cost.of(labels) == pytest.approx(4.0)  # 1 + 1 + 1 + 1
+    assert cost.total() == pytest.approx(36 + 16 + 16 + 36)  # mean 6
+    assert l_sse(cost, labels) == pytest.approx(100 * 4.0 / cost.total())
+    assert l_sse(SSE.on(MetricSpace.from_array(np.ones((3, 2)))), np.array([0, 0, 0])) == 0.0
+    assert cost.of(np.array([0, 0, -1, -1])) == pytest.approx(2.0)  # left out: ignored
+
+
+def test_sse_on_codes_equals_sse_of_the_dense_one_hot_matrix():
+    rng = np.random.default_rng(1)
+    hier = Hierarchy.from_rows([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]])
+    table = pd.DataFrame(
+        {
+            "x": rng.random(30),
+            "c": rng.choice(["u", "v", "w"], 30),
+            "h": rng.choice(list("abc"), 30),
+        }
+    )
+    space = MetricSpace.from_table(table, Schema({"x": Numeric(), "c": Categorical(weight=2.0),
+                                                  "h": Hierarchical(hier)}))  # fmt: skip
+    labels = rng.integers(-1, 4, 30)
+    dense = space.points
+    want = sum(
+        ((dense[labels == c] - dense[labels == c].mean(axis=0)) ** 2).sum() for c in range(4)
+    )
+    assert SSE.on(space).of(labels) == pytest.approx(want, abs=1e-12)
 
 
 def test_discernibility_and_radius():
     part = Partition(np.array([0, 0, 0, 1, 1, -1]))
     assert discernibility(part) == 9 + 4 + 6 * 1
     space = MetricSpace.from_array(np.array([[0.0], [1.0], [2.0], [10.0], [14.0], [99.0]]))
-    assert max_radius(space, part) == pytest.approx(2.0)
+    radius = MaxRadius.on(space)  # centers at input records: 1 (around 1) and 4 (10 or 14)
+    assert radius.of(part.labels) == pytest.approx(4.0)
+    _, radii = best_centers(space.geometry, part.labels, np.array([0, 3]), search=False)
+    assert radii.tolist() == pytest.approx([2.0, 4.0])
+    _, radii = best_centers(space.geometry, part.labels, np.array([0, 3]))
+    assert radii.tolist() == pytest.approx([1.0, 4.0])
+    centers = radii_from(space.geometry, part.labels, np.array([[1.0], [12.0]]),
+                         np.zeros((2, 0), dtype=np.intp))  # fmt: skip
+    assert centers.tolist() == pytest.approx([1.0, 2.0])
 
 
 def test_ncp_per_cell_rules():

@@ -226,7 +226,7 @@ def anonymize(
             hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
             params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()}
             | ({"epsilon": epsilon} if epsilon is not None else {})
-            | ({"k_max": max_clusters} if max_clusters is not None else {})
+            | ({"max_clusters": max_clusters} if max_clusters is not None else {})
             | ({"allow_deletion": True} if allow_deletion else {}),
             norm=norm,
         )
@@ -378,7 +378,7 @@ def methods() -> None:
         grid.add_column(col)
     for name, cls in sorted(METHODS.items()):
         g = cls.guarantee
-        grid.add_row(name, g.text, cls().cost_measure, g.reference)  # __init__ is inert
+        grid.add_row(name, g.text, cls.cost_class.name, g.reference)
     out_console.print(grid)
 
 

@@ -1,6 +1,7 @@
-"""Information-loss measures (``*_loss``: lower is better) computed from a partition.
-
-Measures computed from a *published* table alone live in :mod:`incrowd.evaluate`.
+"""Information-loss measures of a release computed from its partition: NCP and
+discernibility. (The objectives — SSE, radius, generalization cost — are the costs of
+:mod:`incrowd.costs`; measures computed from a *published* table alone live in
+:mod:`incrowd.evaluate`.)
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from .data.columns import QIColumn
-from .data.space import MetricSpace
 from .partition import Partition
 from .release.crowds import (
     CategoricalSummary,
@@ -20,67 +20,13 @@ from .release.crowds import (
     summarize,
 )
 
-__all__ = [
-    "crowd_centroids",
-    "sse_loss",
-    "sst",
-    "l_sse",
-    "discernibility",
-    "max_radius",
-    "ncp_loss",
-    "cell_penalties",
-]
-
-
-def crowd_centroids(points: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Centroid and size of each crowd (labels ``0..m-1``; ``-1`` ignored)."""
-    keep = labels >= 0
-    lab = labels[keep]
-    m = int(lab.max()) + 1 if lab.size else 0
-    counts = np.bincount(lab, minlength=m).astype(np.float64)
-    pts = points[keep]
-    sums = np.empty((m, points.shape[1]))
-    for j in range(points.shape[1]):
-        sums[:, j] = np.bincount(lab, weights=pts[:, j], minlength=m)
-    return sums / np.maximum(counts, 1.0)[:, None], counts
-
-
-def sse_loss(points: np.ndarray, labels: np.ndarray) -> float:
-    """Sum of squared Euclidean distances of published points to their crowd's centroid."""
-    centroids, _ = crowd_centroids(points, labels)
-    keep = labels >= 0
-    diff = points[keep] - centroids[labels[keep]]
-    return float(np.einsum("ij,ij->", diff, diff))
-
-
-def sst(points: np.ndarray) -> float:
-    """Total sum of squares: squared distances of all points to the overall mean."""
-    diff = points - points.mean(axis=0)
-    return float(np.einsum("ij,ij->", diff, diff))
-
-
-def l_sse(points: np.ndarray, labels: np.ndarray) -> float:
-    """``100 * SSE / SST`` in percent (Domingo-Ferrer & Sebé); 0 for a constant table."""
-    total = sst(points)
-    return 100.0 * sse_loss(points, labels) / total if total > 0 else 0.0
+__all__ = ["discernibility", "ncp_loss", "cell_penalties"]
 
 
 def discernibility(partition: Partition) -> float:
     """Sum of squared crowd sizes, plus ``n`` for every suppressed record."""
     sizes = partition.sizes.astype(np.float64)
     return float(np.sum(sizes**2) + partition.n * partition.n_suppressed)
-
-
-def max_radius(space: MetricSpace, partition: Partition) -> float:
-    """Largest distance from a published record to its crowd's centroid (in the space's norm)."""
-    labels = partition.labels
-    keep = labels >= 0
-    if not keep.any():
-        return 0.0
-    centroids, _ = crowd_centroids(space.points, labels)
-    diff = space.points[keep] - centroids[labels[keep]]
-    d = np.abs(diff).sum(axis=1) if space.norm == 1 else np.sqrt(np.einsum("ij,ij->i", diff, diff))
-    return float(d.max())
 
 
 def ncp_loss(

@@ -10,7 +10,17 @@ import numbers
 
 from .errors import InfeasibleError, ParameterError
 
-__all__ = ["check_k", "check_seed"]
+__all__ = [
+    "Constraint",
+    "CrowdSize",
+    "Flag",
+    "Interval",
+    "OneOf",
+    "PositiveInt",
+    "Weights",
+    "check_k",
+    "check_seed",
+]
 
 
 def check_k(k: object, n: int, name: str = "k") -> int:
@@ -33,3 +43,116 @@ def check_seed(seed: object) -> int:
         msg = f"seed must be a non-negative integer, got {seed!r}"
         raise ParameterError(msg)
     return int(seed)
+
+
+# ------------------------------------------------------------------ declared constraints
+class Constraint:
+    """A parameter's allowed values, checked by :meth:`incrowd.Algorithm.fit`."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class CrowdSize(Constraint):
+    """A crowd size ``k``: an integer ≥ 2 and at most the number of records; ``fixed``
+    when the method only makes crowds of one size."""
+
+    def __init__(self, fixed: int | None = None) -> None:
+        self.fixed = fixed
+
+    def check(self, name: str, value: object, n: int) -> object:
+        if self.fixed is not None and value != self.fixed:
+            msg = (
+                f"{name} must be {self.fixed} for this method (it forms crowds around "
+                f"{self.fixed} records), got {value!r}; the forest method takes any k"
+            )
+            raise ParameterError(msg)
+        return check_k(value, n, name)
+
+    def describe(self) -> str:
+        return f"= {self.fixed}" if self.fixed is not None else "integer >= 2"
+
+
+class OneOf(Constraint):
+    def __init__(self, *values: object) -> None:
+        self.values = values
+
+    def check(self, name: str, value: object, n: int) -> object:
+        if value not in self.values:
+            choices = " or ".join(repr(v) for v in self.values)
+            msg = f"{name} must be {choices}, got {value!r}"
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return " | ".join(map(str, self.values))
+
+
+class Interval(Constraint):
+    """A number in ``[low, high)`` (``closed_high`` for ``[low, high]``, ``open_low`` for
+    ``(low, ...``)."""
+
+    def __init__(self, low: float, high: float, *, open_low: bool = False,
+                 closed_high: bool = False) -> None:  # fmt: skip
+        self.low, self.high, self.open_low, self.closed_high = low, high, open_low, closed_high
+
+    def check(self, name: str, value: object, n: int) -> object:
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if ok:
+            v = float(value)  # type: ignore[arg-type]
+            ok = (v > self.low if self.open_low else v >= self.low) and (
+                v <= self.high if self.closed_high else v < self.high
+            )
+        if not ok:
+            msg = f"{name} must be in {self.describe()}, got {value!r}"
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        left = "(" if self.open_low else "["
+        right = "]" if self.closed_high else ")"
+        return f"{left}{self.low:g}, {self.high:g}{right}"
+
+
+class PositiveInt(Constraint):
+    def check(self, name: str, value: object, n: int) -> object:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            msg = f"{name} must be a positive integer, got {value!r}"
+            raise ParameterError(msg)
+        return int(value)
+
+    def describe(self) -> str:
+        return "integer >= 1"
+
+
+class Flag(Constraint):
+    def check(self, name: str, value: object, n: int) -> object:
+        if not isinstance(value, bool):
+            msg = f"{name} must be True or False, got {value!r}"
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return "True | False"
+
+
+class Weights(Constraint):
+    """Attribute weights: None, or a mapping of names to non-negative numbers."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        if value is None:
+            return value
+        if not isinstance(value, dict):
+            msg = f"{name} must map attribute names to numbers, got {value!r}"
+            raise ParameterError(msg)
+        for key, w in value.items():
+            if isinstance(w, bool) or not isinstance(w, numbers.Real) or not 0 <= w < float("inf"):
+                msg = f"weight of {key!r} must be a non-negative number, got {w!r}"
+                raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return "{name: weight}"

@@ -12,13 +12,14 @@ import numpy as np
 from . import __version__
 from .algorithms import METHODS
 from .base import Algorithm
+from .costs import SSE, MaxRadius, l_sse
 from .data.columns import MissingPolicy, handle_missing
 from .data.io import as_dataframe
 from .data.schema import Schema
 from .data.space import MetricSpace
 from .errors import InfeasibleError, ParameterError
 from .evaluate import published_discernibility
-from .metrics import l_sse, max_radius, ncp_loss, sse_loss
+from .metrics import ncp_loss
 from .params import check_k, check_seed
 from .privacy import verify
 from .release import (
@@ -39,7 +40,7 @@ def make_algorithm(method: str, k: int, params: Mapping[str, Any] | None = None)
         msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(METHODS))}"
         raise ParameterError(msg)
     try:
-        return cls(**{cls.size_param: k}, **dict(params or {}))
+        return cls(k=k, **dict(params or {}))
     except TypeError as exc:
         msg = f"method {method!r} does not take those parameters ({exc})"
         raise ParameterError(msg) from exc
@@ -66,7 +67,8 @@ def anonymize(
     before it is returned; its ``metadata`` holds the provenance, the record counts and the
     information loss figures. ``seed`` fixes the row shuffle (and any randomness of the
     method); when None a seed is drawn and recorded, so every release can be reproduced.
-    ``norm`` (1 or 2) overrides the method's default distance. ``generalize`` chooses what a
+    ``norm`` (1 or 2) chooses the distance of the methods that work in any norm (the radius
+    methods); the others measure their own objective. ``generalize`` chooses what a
     generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
     or the set of values present (``"sets"``); a method that optimizes for the published form
     (``forest``) is told which.
@@ -86,11 +88,21 @@ def anonymize(
         msg = f"value sets are a form of the generalized release, not of the {release} release"
         raise ParameterError(msg)
     algorithm = make_algorithm(method, k, params)
-    if "generalize" in algorithm.get_params():
+    tags = algorithm.tags
+    if tags.generalized:
         algorithm.set_params(generalize=generalize)
     seed = secrets.randbits(31) if seed is None else check_seed(seed)
-    if "random_state" in algorithm.get_params():
+    if tags.seeded:
         algorithm.set_params(random_state=seed)
+    if norm is not None and norm not in (1, 2):
+        msg = f"norm must be 1 or 2, got {norm!r}"
+        raise ParameterError(msg)
+    if norm is not None and not tags.any_norm and norm != tags.norm:
+        msg = (
+            f"method {method!r} measures its own objective (its guarantee is stated in L"
+            f"{tags.norm}); norm={norm} applies to the radius methods"
+        )
+        raise ParameterError(msg)
 
     stage("checking the data")
     kept, n_dropped = handle_missing(frame, schema, missing)
@@ -100,7 +112,7 @@ def anonymize(
             f"too few for crowds of {k}"
         )
         raise InfeasibleError(msg)
-    norm = algorithm.norm if norm is None else norm
+    norm = tags.norm if norm is None else norm
     space = MetricSpace.from_table(kept, schema, norm=norm)  # type: ignore[arg-type]
 
     stage(f"forming crowds ({method})")
@@ -127,17 +139,22 @@ def anonymize(
     lower = algorithm.lower_bound_
     ratio = algorithm.certified_ratio_
     guarantee = algorithm.guarantee
+    objective = algorithm.cost(space)
+    sse = SSE.on(space)
     sizes = partition.sizes.astype(np.float64)
+    centers = getattr(algorithm, "center_records_", None)
     loss = {
-        "sse": sse_loss(space.points, partition.labels),
-        "l_sse": l_sse(space.points, partition.labels),
+        "sse": sse.of(partition.labels),
+        "l_sse": l_sse(sse, partition.labels),
         "ncp": ncp_loss(space.columns, partition, n_dropped, generalize),
         "discernibility": published_discernibility(out.table, schema, out.form)
         + float(n_input * n_suppressed),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
-        "max_radius": max_radius(space, partition),
+        "max_radius": MaxRadius.on(space).of(partition.labels, centers),
     }
+    # the method's own objective, under its name, measured by the same cost object
+    loss[objective.name] = float(algorithm.cost_)
     mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = dict(out.metadata) | {
@@ -152,10 +169,10 @@ def anonymize(
         "n_dropped_missing": n_dropped,
         "loss": loss,
         "cost": float(algorithm.cost_),
-        "cost_measure": algorithm.cost_measure,
+        "objective": objective.name,
         "lower_bound": None if lower is None else float(lower),
         "certified_ratio": ratio,
-        "guarantee": algorithm.factor_,
+        "approximation_ratio": algorithm.approximation_ratio_,
         "guarantee_text": guarantee.text,
         "reference": guarantee.reference,
         "withheld_columns": withheld,

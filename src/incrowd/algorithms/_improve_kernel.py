@@ -9,15 +9,15 @@ crowd, again only when that lowers the cost.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from ..data.generalization import _record_cost, n_crowds
+from .._runtime import jit
+from ..costs.kernels import n_crowds, record_cost
 
 __all__ = ["improve_labels"]
 
 
-@numba.njit(cache=True, nogil=True)
+@jit()
 def _gather(head, nxt, crowd, skip, extra, buf):
     m = 0
     x = head[crowd]
@@ -32,7 +32,7 @@ def _gather(head, nxt, crowd, skip, extra, buf):
     return m
 
 
-@numba.njit(cache=True, nogil=True)
+@jit()
 def _seen(seen, n_seen, crowd):
     """Whether ``crowd`` is among the first ``n_seen`` entries of ``seen``."""
     for s in range(n_seen):
@@ -41,7 +41,7 @@ def _seen(seen, n_seen, crowd):
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@jit()
 def _delete_and_merge(
     x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
 ):
@@ -63,7 +63,7 @@ def _delete_and_merge(
             for j in range(n_rest):
                 buf[cnt + j] = rest[j]
             total = cnt + n_rest
-            merged = total * _record_cost(buf[:total], cm, stamp, tick)
+            merged = total * record_cost(buf[:total], cm, stamp, tick)
             tick += b + 1
             delta = merged + row_cost - cost[a] - cost[c]
             if delta < best_delta:
@@ -89,10 +89,10 @@ def _delete_and_merge(
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@jit()
 def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm):
     """Improve ``labels`` in place (``cm``: the arrays of
-    :meth:`~incrowd.data.generalization.GeneralizationCost.kernel_args`); returns the number
+    :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number
     of moves and deletions made."""
     codes, ancestors = cm[2], cm[3]
     n = labels.size
@@ -117,7 +117,7 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
     for c in range(m):
         if size[c] > 0:
             cnt = _gather(head, nxt, c, -1, -1, buf)
-            cost[c] = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
+            cost[c] = cnt * record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
     seen = np.full(nbr.shape[1] * max(k, 1), -1, dtype=np.intp)
     changes = 0
@@ -138,7 +138,7 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
             if size[a] < k:
                 continue
             cnt = _gather(head, nxt, a, x, -1, buf)
-            without = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
+            without = cnt * record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
             saving = cost[a] - without
             tol = 1e-12 * (1.0 + cost[a])
@@ -157,7 +157,7 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
                     seen[n_seen] = c
                     n_seen += 1
                     cnt = _gather(head, nxt, c, -1, x, buf)
-                    joined = cnt * _record_cost(buf[:cnt], cm, stamp, tick)
+                    joined = cnt * record_cost(buf[:cnt], cm, stamp, tick)
                     tick += b + 1
                     delta = joined - cost[c] - saving
                     if delta < best_delta:

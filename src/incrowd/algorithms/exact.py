@@ -1,7 +1,8 @@
-"""Exact optimum for tiny inputs: the best partition into crowds of size ≥ k.
+"""Exact optimum for tiny inputs: the best partition into crowds of size ≥ k, for any cost.
 
 Used by the tests to check every approximation algorithm against the true optimum, and by
-reports to show how far a heuristic is from it. Subset dynamic programming over bitmasks:
+reports to show how far a heuristic is from it. The one subset dynamic program for every
+:class:`~incrowd.costs.Cost` (each prices a subset with :meth:`~incrowd.costs.Cost.crowd`):
 
 .. math::  f(S) = \\min_{G} \\; c(G) \\oplus f(S \\setminus G)
 
@@ -10,7 +11,10 @@ over :math:`G \\subseteq S` with :math:`\\min S \\in G`, :math:`|G| \\ge k` and
 
 with :math:`\\oplus = +` for additive costs (SSE, generalization cost) and :math:`\\max` for
 bottleneck costs (largest radius). Fixing the lowest record of :math:`S` in :math:`G`
-enumerates each partition once. Time :math:`O(3^n)`, memory :math:`O(2^n)`: n ≤ 20.
+enumerates each partition once. Limits are applied to the subset values: at most
+``max_groups`` crowds (one DP layer per number of crowds), up to ``budget`` records left out
+(the best subset of at least ``n − budget`` records), or any record left out at a price
+(``leave_cost``, for row deletion). Time :math:`O(3^n)`, memory :math:`O(2^n)`: n ≤ 20.
 """
 
 from __future__ import annotations
@@ -19,29 +23,22 @@ from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
-from numba import njit
 
-from ..base import Algorithm, Guarantee, check_k
+from .._runtime import jit
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import SSE, Cost, MaxRadius
 from ..data.space import MetricSpace
 from ..errors import ParameterError
+from ..params import CrowdSize, OneOf
 from ..partition import Partition
 
-__all__ = [
-    "MAX_EXACT_N",
-    "ExactPartition",
-    "exact_partition",
-    "sse_subset_costs",
-    "radius_subset_costs",
-    "diameter_subset_costs",
-    "exact_with_limits",
-    "subset_costs",
-]
+__all__ = ["MAX_EXACT_N", "ExactPartition", "optimum", "solve", "subset_costs"]
 
 #: Largest input the subset DP accepts (3^20 ≈ 3.5e9 steps is already minutes).
 MAX_EXACT_N = 20
 
 
-@njit(cache=True)
+@jit()
 def _popcounts(n: int) -> np.ndarray:
     pc = np.zeros(1 << n, dtype=np.int8)
     for s in range(1, 1 << n):
@@ -49,7 +46,7 @@ def _popcounts(n: int) -> np.ndarray:
     return pc
 
 
-@njit(cache=True)
+@jit()
 def _subset_dp(costs, n, k, max_size, max_groups, use_max):
     """Best value of every subset, per number of groups when ``max_groups`` > 0.
 
@@ -102,193 +99,95 @@ def _decode(choice: np.ndarray, target: int, layer: int, n: int, stepped: bool) 
     return Partition(labels)
 
 
-@njit(cache=True)
-def _diameter_costs(X, k, norm):
-    n = X.shape[0]
-    out = np.zeros(1 << n)
-    for s in range(1, 1 << n):
-        m = 0
-        worst = 0.0
-        for a in range(n):
-            if (s >> a) & 1:
-                m += 1
-                for b in range(a + 1, n):
-                    if (s >> b) & 1:
-                        worst = max(worst, _dist(X[a], X[b], norm))
-        if m >= k:
-            out[s] = worst
-    return out
-
-
-@njit(cache=True)
-def _sse_costs(X, k):
-    n, p = X.shape
-    out = np.zeros(1 << n)
-    c = np.empty(p)
-    for s in range(1, 1 << n):
-        m = 0
-        c[:] = 0.0
-        for i in range(n):
-            if (s >> i) & 1:
-                m += 1
-                c += X[i]
-        if m < k:
-            continue
-        c /= m
-        tot = 0.0
-        for i in range(n):
-            if (s >> i) & 1:
-                for j in range(p):
-                    d = X[i, j] - c[j]
-                    tot += d * d
-        out[s] = tot
-    return out
-
-
-@njit(cache=True)
-def _dist(a, b, norm):
-    tot = 0.0
-    for j in range(a.size):
-        d = abs(a[j] - b[j])
-        tot += d if norm == 1 else d * d
-    return tot if norm == 1 else np.sqrt(tot)
-
-
-@njit(cache=True)
-def _radius_costs(X, k, norm, at_point):
-    n, p = X.shape
-    out = np.zeros(1 << n)
-    members = np.empty(n, dtype=np.int64)
-    c = np.empty(p)
-    for s in range(1, 1 << n):
-        m = 0
-        for i in range(n):
-            if (s >> i) & 1:
-                members[m] = i
-                m += 1
-        if m < k:
-            continue
-        if at_point:  # the best input point as center, member or not
-            best = np.inf
-            for a in range(n):
-                worst = 0.0
-                for b in range(m):
-                    worst = max(worst, _dist(X[a], X[members[b]], norm))
-                best = min(best, worst)
-            out[s] = best
-        else:
-            c[:] = 0.0
-            for a in range(m):
-                c += X[members[a]]
-            c /= m
-            worst = 0.0
-            for a in range(m):
-                worst = max(worst, _dist(X[members[a]], c, norm))
-            out[s] = worst
-    return out
-
-
 def _check_n(n: int) -> None:
     if n > MAX_EXACT_N:
         msg = f"the exact solver handles at most {MAX_EXACT_N} records, got {n}"
         raise ParameterError(msg)
 
 
-def sse_subset_costs(X: np.ndarray, k: int) -> np.ndarray:
-    """SSE of every subset (indexed by bitmask) of size ≥ k; 0 for smaller subsets."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    _check_n(X.shape[0])
-    return _sse_costs(X, k)
-
-
-def radius_subset_costs(
-    X: np.ndarray, k: int, norm: int = 2, center: Literal["point", "centroid"] = "point"
-) -> np.ndarray:
-    """Radius of every subset of size ≥ k, from the best input point as center (``"point"``,
-    member or not, as in the clustering paper's metric model) or from its centroid."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    _check_n(X.shape[0])
-    return _radius_costs(X, k, norm, center == "point")
-
-
-def diameter_subset_costs(X: np.ndarray, k: int, norm: int = 2) -> np.ndarray:
-    """Diameter (largest pairwise distance) of every subset of size ≥ k.
-
-    Half the optimal largest diameter bounds the optimal radius with *any* centers from
-    below, which is the optimum the r-Gather guarantees are stated against.
-    """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    _check_n(X.shape[0])
-    return _diameter_costs(X, k, norm)
-
-
-def exact_with_limits(
-    costs: np.ndarray,
-    n: int,
-    k: int,
-    objective: Literal["sum", "max"] = "max",
-    max_groups: int | None = None,
-    budget: int = 0,
-) -> tuple[float, Partition]:
-    """Optimum with at most ``max_groups`` groups and up to ``budget`` records left out.
-
-    Records left out get label −1. For the (k, r)-Center and (r, ε)-Gather objectives.
-    """
+def subset_costs(cost: Cost | Callable[[np.ndarray], float], n: int, k: int) -> np.ndarray:
+    """The cost of every subset (indexed by bitmask) of at least ``k`` of ``n`` records: a
+    :class:`~incrowd.costs.Cost`'s :meth:`~incrowd.costs.Cost.crowd`, or any function of
+    the member indices; 0 for smaller subsets."""
     _check_n(n)
-    costs = np.ascontiguousarray(costs, dtype=np.float64)
-    groups = max_groups if max_groups is not None else max(1, n // k)
-    groups = max(1, min(groups, n // k))
-    best, choice = _subset_dp(costs, n, k, 0, groups, objective == "max")
-    pc = np.array([bin(s).count("1") for s in range(1 << n)])
-    per_set = best.min(axis=0)
-    per_set[pc < n - budget] = np.inf
-    target = int(np.argmin(per_set))
-    value = float(per_set[target])
-    if not np.isfinite(value):
-        msg = "no feasible partition under these limits"
-        raise ParameterError(msg)
-    layer = int(np.argmin(best[:, target]))
-    return value, _decode(choice, target, layer, n, stepped=True)
-
-
-def subset_costs(n: int, k: int, cost: Callable[[np.ndarray], float]) -> np.ndarray:
-    """Any group cost, evaluated in Python on the member indices of every subset of size ≥ k."""
-    _check_n(n)
+    if isinstance(cost, Cost):
+        return cost.subset_costs(n, k)
+    price = cost
     out = np.zeros(1 << n)
     bits = np.arange(n)
     for s in range(1, 1 << n):
         members = bits[(s >> bits) & 1 == 1]
         if members.size >= k:
-            out[s] = cost(members)
+            out[s] = price(members)
     return out
 
 
-def exact_partition(
+def solve(
     costs: np.ndarray,
     n: int,
     k: int,
-    objective: Literal["sum", "max"] = "sum",
+    combine: Literal["sum", "max"] = "sum",
+    *,
     max_size: int | None = None,
+    max_groups: int | None = None,
+    budget: int = 0,
+    leave_cost: float = 0.0,
 ) -> tuple[float, Partition]:
-    """Optimal partition of ``n`` records into groups of size ≥ ``k`` for subset costs.
+    """The optimal partition for subset costs (``costs[mask]``: the crowd of the set bits).
 
-    ``costs[mask]`` is the cost of the group whose members are the set bits of ``mask``.
-    ``objective="sum"`` minimizes the total, ``"max"`` the largest group cost. ``max_size``
-    optionally caps group sizes (for SSE, groups of ``2k`` or more never help).
-    Returns the optimal value and one optimal partition.
+    ``combine`` adds crowd costs (``"sum"``) or takes the largest (``"max"``); ``max_size``
+    caps crowd sizes; ``max_groups`` caps the number of crowds; ``budget`` records may be
+    left out for free, or any number at ``leave_cost`` each (``leave_cost > 0``, sum only).
+    Left-out records get label −1. Returns the optimal value and one optimal partition.
     """
     _check_n(n)
-    if objective not in ("sum", "max"):
-        msg = f"objective must be 'sum' or 'max', got {objective!r}"
+    if combine not in ("sum", "max"):
+        msg = f"combine must be 'sum' or 'max', got {combine!r}"
         raise ParameterError(msg)
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     if costs.shape != (1 << n,):
         msg = f"costs must have 2**n = {1 << n} entries, got shape {costs.shape}"
         raise ParameterError(msg)
-    k = check_k(k, n)
-    best, choice = _subset_dp(costs, n, k, int(max_size or 0), 0, objective == "max")
-    full = (1 << n) - 1
-    return float(best[0, full]), _decode(choice, full, 0, n, stepped=False)
+    groups = 0
+    if max_groups is not None:
+        groups = max(1, min(int(max_groups), n // k))
+    best, choice = _subset_dp(costs, n, k, int(max_size or 0), groups, combine == "max")
+    size = _popcounts(n)
+    per_set = best.min(axis=0)
+    if leave_cost > 0:
+        per_set = per_set + leave_cost * (n - size)
+        target = int(np.argmin(per_set))
+    else:
+        per_set = np.where(size >= n - budget, per_set, np.inf)
+        target = int(np.argmin(per_set)) if budget else (1 << n) - 1
+    value = float(per_set[target])
+    if not np.isfinite(value):
+        msg = "no feasible partition under these limits"
+        raise ParameterError(msg)
+    layer = int(np.argmin(best[:, target]))
+    return value, _decode(choice, target, layer, n, stepped=groups > 0)
+
+
+def optimum(
+    cost: Cost,
+    n: int,
+    k: int,
+    *,
+    max_groups: int | None = None,
+    budget: int = 0,
+    leave_cost: float = 0.0,
+) -> tuple[float, Partition]:
+    """The exact optimum of ``cost`` over partitions of ``n`` records into crowds ≥ ``k``,
+    with the limits of :func:`solve`."""
+    cap = cost.size_cap(k) if max_groups is None and not budget and not leave_cost else None
+    return solve(
+        subset_costs(cost, n, k), n, k, cost.combine, max_size=cap, max_groups=max_groups,
+        budget=budget, leave_cost=leave_cost,
+    )  # fmt: skip
+
+
+#: The objectives ExactPartition can optimize, by the cost's own name.
+OBJECTIVES: dict[str, type[SSE] | type[MaxRadius]] = {SSE.name: SSE, MaxRadius.name: MaxRadius}
 
 
 class ExactPartition(Algorithm):
@@ -298,32 +197,27 @@ class ExactPartition(Algorithm):
     ----------
     k : int, default 3
     objective : {"sse", "max_radius"}, default "sse"
-        Total within-crowd sum of squares, or the largest crowd radius measured from the
-        best input point as center (the r-Gather objective of Aggarwal et al.).
+        Total within-crowd sum of squares (:class:`~incrowd.costs.SSE`), or the largest crowd
+        radius with input records as centers (:class:`~incrowd.costs.MaxRadius`, the
+        r-Gather objective of Aggarwal et al.).
 
     Notes
     -----
     Exact (ratio 1): ``lower_bound_`` equals ``cost_``. Time :math:`O(3^n)`.
     """
 
-    guarantee: ClassVar[Guarantee] = Guarantee(1.0, "exact optimum", "subset dynamic programming")
+    guarantee: ClassVar[Guarantee] = Guarantee("exact optimum", "subset dynamic programming", 1.0)
+    tags: ClassVar[Tags] = Tags(any_norm=True, max_records=MAX_EXACT_N)
+    parameters: ClassVar[dict] = {"k": CrowdSize(), "objective": OneOf(*OBJECTIVES)}
+    cost_class: ClassVar[type[Cost]] = SSE
 
     def __init__(self, k: int = 3, *, objective: Literal["sse", "max_radius"] = "sse") -> None:
         self.k = k
         self.objective = objective
 
-    @property
-    def cost_measure(self) -> str:  # type: ignore[override]
-        return str(self.objective)
+    def cost(self, space: MetricSpace) -> Cost:
+        return OBJECTIVES[self.objective].on(space)
 
     def _fit(self, space: MetricSpace) -> None:
-        k = check_k(self.k, space.n)
-        if self.objective == "sse":
-            costs, how, cap = sse_subset_costs(space.points, k), "sum", 2 * k - 1
-        elif self.objective == "max_radius":
-            costs, how, cap = radius_subset_costs(space.points, k, space.norm), "max", None
-        else:
-            msg = f"objective must be 'sse' or 'max_radius', got {self.objective!r}"
-            raise ParameterError(msg)
-        self.cost_, self.partition_ = exact_partition(costs, space.n, k, how, cap)
+        self.cost_, self.partition_ = optimum(self.cost(space), space.n, self.k)
         self.lower_bound_ = self.cost_

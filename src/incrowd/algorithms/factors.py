@@ -8,8 +8,9 @@
 - :class:`TwoMicroaggregation`: Domingo-Ferrer & Sebé, *Optimal Multivariate
   2-Microaggregation* — the [1,2]-factor on squared Euclidean distances; SSE ≤ 2·OPT.
 
-The factors are solved exactly (:mod:`._factor_solvers`) on a sparse candidate graph and
-proven optimal for the complete graph by reduced-cost fixing, or the gap is reported.
+The factors are solved exactly (:mod:`._factor_solve`) on a sparse candidate graph and
+proven optimal for the complete graph by reduced-cost fixing (:mod:`._factor_certify`), or
+the gap is reported.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import Algorithm, Guarantee, check_k
-from ..data.generalization import GeneralizationCost, GeneralizeForm, LevelLoss, crowd_cost
-from ..data.neighbours import RecordIndex
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
 from ..errors import ParameterError
-from ..metrics import sse_loss
+from ..params import CrowdSize, OneOf, Weights
 from ..partition import Partition
-from ._factor_solvers import Certified, Factor, FactorKind, certify, solve_factor, unique_edges
+from ._factor_certify import Certified, certify
+from ._factor_solve import Factor, FactorKind, solve_factor, unique_edges
 
 __all__ = [
     "TwoAnonymity",
@@ -166,23 +167,12 @@ class _FactorMethod(Algorithm):
     """Shared fit: candidate graph → certified factor → groups."""
 
     kind: ClassVar[FactorKind]
-    fixed_k: ClassVar[int]
     sizes: ClassVar[tuple[int, ...]]
 
     factor_edges_: np.ndarray
     factor_weight_: float
     factor_lower_bound_: float
     factor_optimal_: bool
-
-    def _check(self, space: MetricSpace) -> None:
-        if self.k != self.fixed_k:
-            msg = (
-                f"{type(self).__name__} makes crowds of {self.sizes[0]}–{self.sizes[-1]} "
-                f"records, so k must be {self.fixed_k}, got {self.k!r}; use --k "
-                f"{self.fixed_k}, or the forest method for other k"
-            )
-            raise ParameterError(msg)
-        check_k(self.k, space.n)
 
     def _solve(
         self,
@@ -215,8 +205,7 @@ class _FactorMethod(Algorithm):
 class _Anonymity(_FactorMethod):
     """k-anonymity by a factor of the generalization-cost graph (k = 2 or 3)."""
 
-    cost_measure: ClassVar[str] = "generalization"
-    norm: ClassVar[int] = 1
+    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
 
     def __init__(
         self,
@@ -231,9 +220,9 @@ class _Anonymity(_FactorMethod):
         self.generalize = generalize
         self.loss = loss
 
-    def cost_model(self, space: MetricSpace) -> GeneralizationCost:
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost on ``space`` (as :class:`ForestKAnonymity`)."""
-        return GeneralizationCost.for_space(space, self.generalize, self.weights, self.loss)
+        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
 
     @staticmethod
     def _binary(model: GeneralizationCost) -> bool:
@@ -242,23 +231,15 @@ class _Anonymity(_FactorMethod):
         return bool(np.all(model.domain <= 2))
 
     def _fit(self, space: MetricSpace) -> None:
-        self._check(space)
-        model = self.cost_model(space)
-        points = model.embedding()
-        index = RecordIndex(points, 1, keys=model.keys())
-
-        def within(vertices: np.ndarray, radii: np.ndarray) -> list[np.ndarray]:
-            return index.balls(points[vertices], radii)
-
-        def weight(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return np.abs(points[a] - points[b]).sum(axis=1)
+        model = self.cost(space)
+        index = space.index(model.geometry)
 
         def cost(members: list[int]) -> float:
-            return crowd_cost(model, np.asarray(members))
+            return model.crowd(np.asarray(members))
 
         self.binary_ = self._binary(model)
-        self._solve(space.n, model.neighbour_lists, within, weight, cost)
-        self.cost_ = model.cost_of(self.partition_.labels)
+        self._solve(space.n, index.neighbours, index.balls, index.distance, cost)
+        self.cost_ = model.of(self.partition_.labels)
         self.lower_bound_ = self._bound_factor() * self.factor_lower_bound_
 
 
@@ -267,7 +248,7 @@ class TwoAnonymity(_Anonymity):
 
     The graph's edge between two records weighs their pair generalization cost (Hamming
     distance when every attribute is suppressed or kept: the paper's setting;
-    :mod:`incrowd.data.generalization` in general). The minimum-weight [1,2]-factor ``F``
+    :mod:`incrowd.costs.generalization` in general). The minimum-weight [1,2]-factor ``F``
     is computed exactly; its components are the crowds (a component that is a longer path
     or a cycle, possible only with ties, is cut into pieces of 2–3 at least cost).
 
@@ -280,7 +261,7 @@ class TwoAnonymity(_Anonymity):
     ----------
     partition_, labels_, cost_ : as :class:`ForestKAnonymity`
     factor_edges_ : the [1,2]-factor's edges; ``factor_weight_`` its weight
-    factor_ : the approximation factor that holds for this input (1.5 or 2)
+    approximation_ratio_ : the ratio that holds for this input (1.5 or 2)
     factor_optimal_ : bool, the factor is proven minimum over the complete graph
     factor_lower_bound_ : a proven lower bound on the minimum factor weight over all pairs
     factor_gap_ : ``(factor_weight_ − factor_lower_bound_) / factor_weight_``: 0 when proven
@@ -294,24 +275,29 @@ class TwoAnonymity(_Anonymity):
     **Guarantee** (Theorem 6): cost ≤ 1.5·OPT when every quasi-identifier is numeric or has
     at most two values, and ≤ 2·OPT otherwise. The proof uses only that a crowd costs at
     least any of its pairs and at most the pair costs along a path through it (Lemma 8, and
-    Lemma 9's general form), which every cost of :mod:`incrowd.data.generalization` has; the
+    Lemma 9's general form), which every cost of :mod:`incrowd.costs.generalization` has; the
     1.5 needs Observation 7's equality, which holds for two-valued and numeric attributes.
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(
-        None,
         "cost at most 1.5 x OPT (binary or numeric attributes), 2 x OPT in general",
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 6",
     )
+    tags: ClassVar[Tags] = Tags(fixed_k=2, norm=1, generalized=True)
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(fixed=2),
+        "weights": Weights(),
+        "generalize": OneOf("levels", "sets"),
+        "loss": OneOf("height", "ncp"),
+    }
     kind: ClassVar[FactorKind] = "12"
-    fixed_k: ClassVar[int] = 2
     sizes: ClassVar[tuple[int, ...]] = (2, 3)
 
     def _bound_factor(self) -> float:
         return 2.0 if self.binary_ else 1.5
 
     @property
-    def factor_(self) -> float | None:  # type: ignore[override]
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         return 1.5 if getattr(self, "binary_", False) else 2.0
 
 
@@ -345,13 +331,13 @@ class ThreeAnonymity(_Anonymity):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(
-        None,
         "cost at most 2 x OPT (binary or numeric attributes), 3 x OPT with hierarchies, "
         "4 x OPT with value sets",
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Lemmas 10-11",
     )
+    tags: ClassVar[Tags] = Tags(fixed_k=3, norm=1, generalized=True)
+    parameters: ClassVar[dict] = TwoAnonymity.parameters | {"k": CrowdSize(fixed=3)}
     kind: ClassVar[FactorKind] = "2"
-    fixed_k: ClassVar[int] = 3
     sizes: ClassVar[tuple[int, ...]] = (3, 4, 5)
 
     def __init__(
@@ -368,7 +354,7 @@ class ThreeAnonymity(_Anonymity):
         return 1.5 if self.binary_ else 1.0
 
     @property
-    def factor_(self) -> float | None:  # type: ignore[override]
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         if getattr(self, "binary_", False):
             return 2.0
         return 4.0 if self.generalize == "sets" else 3.0
@@ -399,38 +385,36 @@ class TwoMicroaggregation(_FactorMethod):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(
-        2.0,
         "SSE at most 2 x OPT",
         "Domingo-Ferrer & Sebe, Optimal Multivariate 2-Microaggregation, Theorem 1",
+        2.0,
     )
-    cost_measure: ClassVar[str] = "sse"
+    tags: ClassVar[Tags] = Tags(fixed_k=2)
+    parameters: ClassVar[dict] = {"k": CrowdSize(fixed=2)}
+    cost_class: ClassVar[type[SSE]] = SSE
     kind: ClassVar[FactorKind] = "12"
-    fixed_k: ClassVar[int] = 2
     sizes: ClassVar[tuple[int, ...]] = (2, 3)
 
     def __init__(self, k: int = 2) -> None:
         self.k = k
 
     def _fit(self, space: MetricSpace) -> None:
-        self._check(space)
-        pts = space.points
-        index = RecordIndex(pts, 2)
+        sse = self.cost(space)
+        index = space.index(sse.geometry)
 
         def neighbours(m: int) -> tuple[np.ndarray, np.ndarray]:
-            dist, idx = index.neighbour_lists(m)
+            dist, idx = index.neighbours(m)
             return dist**2, idx
 
         def within(vertices: np.ndarray, radii: np.ndarray) -> list[np.ndarray]:
-            return index.balls(pts[vertices], np.sqrt(np.maximum(radii, 0.0)))
+            return index.balls(vertices, np.sqrt(np.maximum(radii, 0.0)))
 
         def weight(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            d = pts[a] - pts[b]
-            return np.einsum("ij,ij->i", d, d)
+            return index.distance(a, b) ** 2
 
         def cost(members: list[int]) -> float:
-            x = pts[members]
-            return float(((x - x.mean(axis=0)) ** 2).sum())
+            return sse.crowd(np.asarray(members))
 
         self._solve(space.n, neighbours, within, weight, cost)
-        self.cost_ = sse_loss(pts, self.partition_.labels)
+        self.cost_ = sse.of(self.partition_.labels)
         self.lower_bound_ = self.factor_lower_bound_ / 2.0

@@ -11,16 +11,15 @@ that Domingo-Ferrer & Sebé compare with in Table 1 of *Optimal Multivariate
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
 
-from ..base import Algorithm, Guarantee, check_k
-from ..data.generalization import GeneralizationCost, GeneralizeForm, LevelLoss
-from ..data.neighbours import RecordIndex
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
-from ..metrics import sse_loss
+from ..params import CrowdSize, Flag, OneOf, Weights
 from ..partition import SUPPRESSED, Partition
 from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
 from ._improve_kernel import improve_labels
@@ -100,7 +99,8 @@ class ForestKAnonymity(Algorithm):
     forest_weight_ : float, weight of the FOREST (≤ ``lower_bound_`` ≤ OPT)
     max_tree_size_ : int, largest tree after DECOMPOSE-COMPONENT
     n_stuck_ : int, trees above the limit that no split could break (only possible around
-        Steiner vertices; then ``factor_`` is their size, the bound that still holds)
+        Steiner vertices; then ``approximation_ratio_`` is their size, the bound that still
+        holds)
     n_deleted_ : int
 
     Notes
@@ -115,7 +115,8 @@ class ForestKAnonymity(Algorithm):
     analysis needs only that a crowd costs at least any of its pairs and at most the pair
     costs along a tree through it, which the range satisfies.
 
-    Time: neighbour lists from a KD-tree on the L1 embedding (no n×n matrix), FOREST
+    Time: neighbour lists from the space's index for the cost's L1 geometry (no n×n
+    matrix; built once per space and cost), FOREST
     :math:`O(nk \\log n)`, each split linear in the tree's size; the improvement pass is
     compiled (numba). Memory :math:`O(n (k + p))`.
 
@@ -128,13 +129,19 @@ class ForestKAnonymity(Algorithm):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(
-        None,
         "generalization cost at most max(2k-1, 3k-5) times the optimum",
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
-    cost_measure: ClassVar[str] = "generalization"
-    norm: ClassVar[int] = 1
-    allows_suppression: ClassVar[bool] = True
+    tags: ClassVar[Tags] = Tags(deletion=True, norm=1, generalized=True)
+    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(),
+        "weights": Weights(),
+        "allow_deletion": Flag(),
+        "generalize": OneOf("levels", "sets"),
+        "loss": OneOf("height", "ncp"),
+        "improve": Flag(),
+    }
 
     def __init__(
         self,
@@ -154,31 +161,33 @@ class ForestKAnonymity(Algorithm):
         self.improve = improve
 
     @property
-    def factor_(self) -> float | None:
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left."""
         return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
 
-    def cost_model(self, space: MetricSpace) -> GeneralizationCost:
-        """The generalization cost this estimator minimizes on ``space``."""
-        return GeneralizationCost.for_space(space, self.generalize, self.weights, self.loss)
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
+        """The generalization cost this estimator minimizes on ``space``; with
+        ``allow_deletion`` a deleted row costs every attribute at its top."""
+        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
 
     def _fit(self, space: MetricSpace) -> None:
-        k = check_k(self.k, space.n)
-        model = self.cost_model(space)
+        k = self.k
+        model = self.cost(space)
         n = space.n
-        dist, idx = model.neighbour_lists(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
+        index = space.index(model.geometry)
+        dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
         weight, trees = _forest(dist, idx, k)
         self.forest_weight_ = float(weight.sum())
         self.lower_bound_ = float(dist[:, k - 2].sum())
 
-        distance = model.pair_cost
+        distance = model.pair
         trees, stuck = decompose(trees, k, distance, refine=False)
         self.n_stuck_ = stuck
         limit = size_limit(k)
         self.max_tree_size_ = max((t.size for t in trees if t.size > limit), default=limit)
         labels = _labels(trees, n)
         self.paper_partition_ = Partition(labels)
-        self.paper_cost_ = model.cost_of(labels)
+        self.paper_cost_ = model.of(labels)
         if self.improve:
             trees, _ = decompose(trees, k, distance, refine=True)
             labels = _labels(trees, n)
@@ -189,7 +198,7 @@ class ForestKAnonymity(Algorithm):
             )  # fmt: skip
         self.partition_ = Partition(labels)
         self.n_deleted_ = self.partition_.n_suppressed
-        self.cost_ = model.cost_of(self.partition_.labels)
+        self.cost_ = model.of(self.partition_.labels)
 
 
 def mu_approx_factor(k: int) -> float:
@@ -229,30 +238,31 @@ class MuApprox(Algorithm):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee(
-        None,
         "SSE at most 2*ceil((3k-3)/2)*(3k-3)*(2k-1) times the optimum (36 at k = 2)",
         "Domingo-Ferrer, Sebe & Solanas 2005, quoted in Domingo-Ferrer & Sebe, "
         "Optimal Multivariate 2-Microaggregation, Sec. 1.1",
     )
-    cost_measure: ClassVar[str] = "sse"
+    parameters: ClassVar[dict] = {"k": CrowdSize()}
+    cost_class: ClassVar[type[SSE]] = SSE
 
     def __init__(self, k: int = 5) -> None:
         self.k = k
 
     @property
-    def factor_(self) -> float | None:
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         return mu_approx_factor(int(self.k)) if getattr(self, "n_stuck_", 0) == 0 else None
 
     def _fit(self, space: MetricSpace) -> None:
-        k = check_k(self.k, space.n)
-        pts = space.points
-        dist, idx = RecordIndex(pts, 2).neighbour_lists(k - 1)
+        k = self.k
+        geometry = space.geometry_in(2)
+        dist, idx = space.index(geometry).neighbours(k - 1)
         dist = dist**2
         _, trees = _forest(dist, idx, k)
         self.lower_bound_ = float(dist.sum() / (2 * k))
-        distance: Callable[[int, int], float] = lambda a, b: float(  # noqa: E731
-            np.sum((pts[a] - pts[b]) ** 2)
-        )
+
+        def distance(a: int, b: int) -> float:
+            return float(geometry.distance(np.array([a]), np.array([b]))[0] ** 2)
+
         trees, self.n_stuck_ = decompose(trees, k, distance, refine=False)
         self.partition_ = Partition(_labels(trees, space.n))
-        self.cost_ = sse_loss(pts, self.partition_.labels)
+        self.cost_ = self.cost(space).of(self.partition_.labels)

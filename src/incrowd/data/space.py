@@ -1,40 +1,36 @@
-"""The metric space in which algorithms work: quasi-identifiers embedded as a float matrix.
+"""The metric space in which algorithms work: the quasi-identifiers as coordinates.
 
-Every attribute becomes a block of columns so that a plain norm of differences is the
-attribute's distance:
+Every attribute becomes coordinates whose L1 or L2 distance is the attribute's distance
+(:mod:`incrowd.data.geometry`):
 
-- ``Numeric``: one column ``weight * (x - offset) / scale``.
-- ``Categorical``: a one-hot block whose entries are ``weight * 2**(-1/p)``, so two different
-  values are at distance ``weight`` under the L``p`` norm.
-- ``Hierarchical`` with height ``l``: a one-hot block per level ``0 .. l-1`` (the top level is
-  the same for every value and is left out). Under L1 each entry weighs ``weight / (2 l)``, so
-  the distance between two values that meet at level ``h`` is exactly ``weight * h / l``, the
-  generalization cost of Aggarwal et al.; under L2 each entry weighs ``weight / sqrt(2 l)``,
-  so the *squared* distance is ``weight**2 * h / l`` and SSE adds generalization costs.
+- ``Numeric``: one coordinate ``weight * (x - offset) / scale``;
+- ``Categorical``: a one-hot block with entries ``weight * 2**(-1/p)``, so two different
+  values are at distance ``weight`` under the L``p`` norm;
+- ``Hierarchical`` with height ``l``: a one-hot block per level ``0 .. l-1``, so two values
+  that meet at level ``h`` are at L1 distance ``weight * h / l`` (the generalization cost of
+  Aggarwal et al.), and at squared L2 distance ``weight**2 * h / l`` (so SSE adds
+  generalization costs).
 
-The matrix is built once and reused for every algorithm and every k. Neighbour queries go
-through a KD-tree (scipy ``cKDTree``); no n×n matrix is built.
+One-hot blocks are kept as codes, never as a dense records × values matrix. The space owns
+its neighbour indexes (:meth:`MetricSpace.index`): built once per geometry and reused by
+every algorithm and every k.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from ..errors import InputError, ParameterError
-from .columns import (
-    CategoricalColumn,
-    HierarchicalColumn,
-    NumericColumn,
-    QIColumn,
-    encode_qis,
-)
-from .neighbours import RecordIndex
+from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn, encode_qis
+from .geometry import Geometry, numeric_offset_scale
+from .index import NeighbourIndex
+from .io import as_dataframe
 from .schema import Schema
 
 __all__ = ["Block", "MetricSpace"]
@@ -45,50 +41,38 @@ PAIRWISE_LIMIT = 4000
 
 @dataclass(frozen=True)
 class Block:
-    """The columns ``start:stop`` of the embedding that encode one attribute.
+    """Where one attribute lives in the geometry.
 
-    ``levels`` (hierarchical attributes only) holds the ``(start, stop)`` of each level's
-    one-hot block, lowest level first.
+    ``numeric`` is its column of ``geometry.numeric`` (numeric attributes), ``codes`` the
+    range of its code columns (categorical and hierarchical); a published numeric value is
+    ``offset + coordinate * scale``.
     """
 
     name: str
     kind: Literal["numeric", "categorical", "hierarchical", "raw"]
-    start: int
-    stop: int
+    numeric: int | None = None
+    codes: tuple[int, int] = (0, 0)
     offset: float = 0.0
     scale: float = 1.0
-    levels: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
 class MetricSpace:
-    """Points (float64, C-contiguous) and the norm that measures distances between them.
+    """Records as coordinates under a norm; build with :meth:`from_table` or
+    :meth:`from_array`.
 
-    Build it with :meth:`from_table` (a table and its :class:`~incrowd.Schema`) or
-    :meth:`from_array` (a plain matrix used as it is).
+    Attributes
+    ----------
+    geometry : Geometry, the coordinates (numeric part and coded one-hot blocks)
+    norm : 1 or 2
+    blocks : where each attribute lives
+    columns : the typed quasi-identifier columns (empty for a plain matrix)
     """
 
-    points: np.ndarray
-    norm: Literal[1, 2] = 2
+    geometry: Geometry
     blocks: tuple[Block, ...] = ()
     columns: tuple[QIColumn, ...] = field(default=(), repr=False)
-
-    def __post_init__(self) -> None:
-        pts = np.ascontiguousarray(self.points, dtype=np.float64)
-        if pts.ndim != 2:
-            msg = f"points must be a 2-d array, got shape {pts.shape}"
-            raise InputError(msg)
-        if not np.all(np.isfinite(pts)):
-            msg = "points contain NaN or infinite values"
-            raise InputError(msg)
-        if self.norm not in (1, 2):
-            msg = f"norm must be 1 or 2, got {self.norm!r}"
-            raise ParameterError(msg)
-        pts.setflags(write=False)
-        object.__setattr__(self, "points", pts)
-        if not self.blocks:
-            raw = tuple(Block(f"x{j}", "raw", j, j + 1) for j in range(pts.shape[1]))
-            object.__setattr__(self, "blocks", raw)
+    _indexes: dict[Hashable, NeighbourIndex] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -101,43 +85,121 @@ class MetricSpace:
             raise InputError(msg) from exc
         if arr.ndim == 1:
             arr = arr.reshape(-1, 1)
-        return cls(arr, norm=norm)
+        if arr.ndim != 2:
+            msg = f"points must be a 2-d array, got shape {arr.shape}"
+            raise InputError(msg)
+        if not np.all(np.isfinite(arr)):
+            msg = "points contain NaN or infinite values"
+            raise InputError(msg)
+        _check_norm(norm)
+        blocks = tuple(Block(f"x{j}", "raw", numeric=j) for j in range(arr.shape[1]))
+        return cls(Geometry.from_array(arr, norm), blocks)
 
     @classmethod
     def from_table(
         cls, table: pd.DataFrame, schema: Schema, norm: Literal[1, 2] = 2
     ) -> MetricSpace:
         """Embed the quasi-identifiers of ``table`` as described in the module docstring."""
-        if norm not in (1, 2):
-            msg = f"norm must be 1 or 2, got {norm!r}"
-            raise ParameterError(msg)
-        columns = encode_qis(table, schema)
-        parts: list[np.ndarray] = []
-        blocks: list[Block] = []
-        start = 0
+        _check_norm(norm)
+        columns = tuple(encode_qis(as_dataframe(table), schema))
+        geometry = Geometry.from_columns(columns, norm, key=("space", norm))
+        blocks, num, code = [], 0, 0
         for col in columns:
-            block, part = _embed(col, norm, start)
-            parts.append(part)
-            blocks.append(block)
-            start = block.stop
-        n = len(table)
-        points = np.hstack(parts) if parts else np.zeros((n, 0))
-        return cls(points, norm=norm, blocks=tuple(blocks), columns=tuple(columns))
+            if isinstance(col, NumericColumn):
+                offset, scale = numeric_offset_scale(col)
+                blocks.append(Block(col.name, "numeric", num, (code, code), offset,
+                                    scale / col.metric.weight))  # fmt: skip
+                num += 1
+                continue
+            width = 1 if isinstance(col, CategoricalColumn) else col.hierarchy.height
+            kind = "categorical" if isinstance(col, CategoricalColumn) else "hierarchical"
+            blocks.append(Block(col.name, kind, None, (code, code + width)))
+            code += width
+        return cls(geometry, tuple(blocks), columns)
 
-    # ------------------------------------------------------------------ shape
+    # ------------------------------------------------------------ shape
+    @property
+    def norm(self) -> Literal[1, 2]:
+        return self.geometry.norm
+
     @property
     def n(self) -> int:
-        """Number of points."""
-        return int(self.points.shape[0])
+        """Number of records."""
+        return self.geometry.n
 
     @property
     def dim(self) -> int:
-        """Number of embedding columns."""
-        return int(self.points.shape[1])
+        """Number of dense coordinates (one-hot blocks counted over the values present)."""
+        return self.geometry.dense_width()
 
-    # -------------------------------------------------------------- distances
+    @cached_property
+    def points(self) -> np.ndarray:
+        """The dense coordinates (float64, C-contiguous, read-only), built on first use.
+
+        Only methods that need a KD-tree or plain matrix arithmetic ask for it; it is refused
+        (with the reason) when an attribute has so many values that the matrix would not fit.
+        """
+        pts = self.geometry.dense()
+        pts.setflags(write=False)
+        return pts
+
+    @property
+    def hierarchical_columns(self) -> tuple[HierarchicalColumn, ...]:
+        return tuple(c for c in self.columns if isinstance(c, HierarchicalColumn))
+
+    def geometry_in(self, norm: Literal[1, 2]) -> Geometry:
+        """This space's geometry under ``norm`` (itself, or its twin built once)."""
+        if norm == self.norm:
+            return self.geometry
+        twin = self._indexes.get(("twin", norm))
+        if twin is None:
+            if self.columns:
+                twin = Geometry.from_columns(self.columns, norm, key=("space", norm))
+            else:
+                twin = Geometry.from_array(self.geometry.numeric, norm)
+            self._indexes[("twin", norm)] = twin  # type: ignore[assignment]
+        return twin  # type: ignore[return-value]
+
+    # ------------------------------------------------------------ neighbours
+    def index(self, geometry: Geometry | None = None) -> NeighbourIndex:
+        """The neighbour index of this space (or of another geometry of its records, such as
+        a cost's pair geometry), built once and reused."""
+        geometry = geometry or self.geometry
+        if geometry.n != self.n:
+            msg = "the geometry describes other records than this space"
+            raise ParameterError(msg)
+        key = geometry.key if geometry.key is not None else id(geometry)
+        found = self._indexes.get(key)
+        if found is None:
+            found = self._indexes[key] = NeighbourIndex(geometry)
+        return found
+
+    def knn(self, k: int, query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and indices of the ``k`` nearest records of each record (a record is
+        its own nearest), or of each row of ``query`` (dense coordinates)."""
+        if not 1 <= k <= self.n:
+            msg = f"k must be between 1 and {self.n}, got {k}"
+            raise ParameterError(msg)
+        index = self.index()
+        if query is None:
+            if k == 1:
+                return np.zeros((self.n, 1)), np.arange(self.n).reshape(-1, 1)
+            dist, idx = index.neighbours(k - 1)
+            own = np.arange(self.n).reshape(-1, 1)
+            return np.hstack([np.zeros((self.n, 1)), dist]), np.hstack([own, idx])
+        from scipy.spatial import cKDTree
+
+        q = np.atleast_2d(query)
+        dist, idx = cKDTree(self.points).query(q, k=k, p=self.norm)
+        return np.asarray(dist).reshape(len(q), k), np.asarray(idx).reshape(len(q), k)
+
+    def radius_count(self, r: float) -> np.ndarray:
+        """How many records lie within distance ``r`` (inclusive) of each record."""
+        return self.index().counts(np.arange(self.n), r)
+
+    # ------------------------------------------------------------ distances
     def distances_to(self, point: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
-        """Distances from ``point`` (an embedded vector) to all points, or to ``points[idx]``."""
+        """Distances from ``point`` (dense coordinates) to all records, or to ``idx``."""
         pts = self.points if idx is None else self.points[idx]
         diff = pts - np.asarray(point, dtype=np.float64)
         if self.norm == 1:
@@ -145,71 +207,23 @@ class MetricSpace:
         return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
     def pairwise(self, idx: np.ndarray | None = None) -> np.ndarray:
-        """Full distance matrix of ``points[idx]``; refused above a few thousand points."""
-        pts = self.points if idx is None else self.points[np.asarray(idx)]
-        if pts.shape[0] > PAIRWISE_LIMIT:
-            msg = f"refusing a {pts.shape[0]}x{pts.shape[0]} distance matrix; use neighbour queries"
+        """Full distance matrix of the records ``idx`` (all); refused above a few thousand."""
+        rows = np.arange(self.n) if idx is None else np.asarray(idx, dtype=np.intp)
+        if rows.size > PAIRWISE_LIMIT:
+            msg = f"refusing a {rows.size}x{rows.size} distance matrix; use neighbour queries"
             raise ParameterError(msg)
-        diff = pts[:, None, :] - pts[None, :, :]
-        if self.norm == 1:
-            return np.abs(diff).sum(axis=2)
-        return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-
-    @cached_property
-    def records(self) -> RecordIndex:
-        """Neighbour queries answered on the distinct points, expanded to records."""
-        return RecordIndex(self.points, self.norm)
-
-    @cached_property
-    def tree(self) -> cKDTree:
-        """KD-tree over the points (built on first use, then reused)."""
-        return cKDTree(self.points)
-
-    def knn(self, k: int, query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Distances and indices of the ``k`` nearest points (a point is its own nearest)."""
-        if not 1 <= k <= self.n:
-            msg = f"k must be between 1 and {self.n}, got {k}"
-            raise ParameterError(msg)
-        q = self.points if query is None else np.atleast_2d(query)
-        dist, idx = self.tree.query(q, k=k, p=self.norm, workers=-1)
-        return np.asarray(dist).reshape(len(q), k), np.asarray(idx).reshape(len(q), k)
-
-    def radius_count(self, r: float, query: np.ndarray | None = None) -> np.ndarray:
-        """How many points lie within distance ``r`` (inclusive) of each query point."""
-        q = self.points if query is None else np.atleast_2d(query)
-        counts = self.tree.query_ball_point(q, r, p=self.norm, workers=-1, return_length=True)
-        return np.asarray(counts, dtype=np.intp)
+        pts = self.geometry.take(rows).dense()
+        out = np.empty((rows.size, rows.size))
+        for lo in range(0, rows.size, 128):
+            diff = pts[lo : lo + 128, None, :] - pts[None, :, :]
+            if self.norm == 1:
+                out[lo : lo + 128] = np.abs(diff).sum(axis=2)
+            else:
+                out[lo : lo + 128] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        return out
 
 
-def _embed(col: QIColumn, norm: int, start: int) -> tuple[Block, np.ndarray]:
-    w = col.metric.weight
-    if isinstance(col, NumericColumn):
-        v = col.values
-        scale_opt = col.metric.scale
-        if scale_opt == "range":
-            offset, scale = float(v.min()), float(v.max() - v.min())
-        elif scale_opt == "std":
-            offset, scale = float(v.mean()), float(v.std())
-        else:
-            offset, scale = 0.0, float(scale_opt)
-        scale = scale if scale > 0 else 1.0
-        part = (w * (v - offset) / scale).reshape(-1, 1)
-        return Block(col.name, "numeric", start, start + 1, offset, scale / w), part
-    if isinstance(col, CategoricalColumn):
-        m = len(col.categories)
-        part = np.zeros((col.codes.size, m))
-        part[np.arange(col.codes.size), col.codes] = w * 2.0 ** (-1.0 / norm)
-        return Block(col.name, "categorical", start, start + m), part
-    assert isinstance(col, HierarchicalColumn)
-    height = col.hierarchy.height
-    entry = w / (2 * height) if norm == 1 else w / np.sqrt(2 * height)
-    pieces, levels, pos = [], [], start
-    for j in range(height):
-        present, codes = np.unique(col.codes[:, j], return_inverse=True)
-        piece = np.zeros((col.codes.shape[0], present.size))
-        piece[np.arange(codes.size), codes] = entry
-        pieces.append(piece)
-        levels.append((pos, pos + present.size))
-        pos += present.size
-    part = np.hstack(pieces) if pieces else np.zeros((col.codes.shape[0], 0))
-    return Block(col.name, "hierarchical", start, pos, levels=tuple(levels)), part
+def _check_norm(norm: object) -> None:
+    if norm not in (1, 2) or isinstance(norm, bool):
+        msg = f"norm must be 1 or 2, got {norm!r}"
+        raise ParameterError(msg)

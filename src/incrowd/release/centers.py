@@ -24,13 +24,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..data.recenter import CANDIDATES, recenter
+from ..costs import best_centers, radii_from
 from ..data.schema import Schema
 from ..data.space import MetricSpace
 from ..errors import ParameterError
 from ..partition import Partition
 from ._release import Release, base_metadata, check_reserved, prepare, shuffled
-from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, NumericSummary, summarize
+from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, summarize
 from .generalize import generalized_labels
 from .microaggregate import centroid_values
 
@@ -65,10 +65,10 @@ def release_centers(
     prep = prepare(table, partition, schema, space.columns or None)
     index = prep.index
     summaries = summarize(prep.columns, index)
+    geometry = space.geometry
     if center == "medoid":
-        medoids = _medoids(space, index, center_records)
+        medoids, radii = best_centers(geometry, partition.labels, center_records)
         out = {s.column.name: table[s.column.name].to_numpy()[medoids] for s in summaries}
-        center_points = space.points[medoids]
     else:
         out = {
             s.column.name: (
@@ -76,9 +76,10 @@ def release_centers(
             )
             for s in summaries
         }
-        center_points = _centroid_embedding(space, index, summaries)
+        center_num, center_codes = _centroid_codes(space, index, summaries)
+        radii = radii_from(geometry, partition.labels, center_num, center_codes)
     out[COUNT] = index.sizes
-    out[RADIUS] = _radii(space, index, center_points)
+    out[RADIUS] = radii
     for name in schema.sensitive:
         values = table[name].astype(str).to_numpy()[index.order]
         out[name] = [
@@ -90,40 +91,29 @@ def release_centers(
     return Release(frame, "centers", partition, meta)
 
 
-def _centroid_embedding(space: MetricSpace, index: CrowdIndex, summaries: list) -> np.ndarray:
+def _centroid_codes(
+    space: MetricSpace, index: CrowdIndex, summaries: list
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each crowd's published centroid in the space's coordinates: numeric means; the mode's
+    code of a categorical attribute; for a hierarchy, the ancestor's code at its level and
+    above, and −1 ("any value under it") below."""
+    geometry = space.geometry
     m = index.sizes.size
     sizes = np.maximum(index.sizes, 1).astype(np.float64)
-    first = space.points[index.order[index.starts[:-1]]] if m else np.zeros((0, space.dim))
-    emb = np.zeros((m, space.dim))
+    center_num = np.zeros((m, geometry.numeric.shape[1]))
+    center_codes = np.full((m, geometry.codes.shape[1]), -1, dtype=np.intp)
     by_name = {s.column.name: s for s in summaries}
+    first = index.order[index.starts[:-1]] if m else np.zeros(0, dtype=np.intp)
     for block in space.blocks:
-        sl = slice(block.start, block.stop)
         summary = by_name.get(block.name)
-        if isinstance(summary, CategoricalSummary):
-            entry = summary.column.metric.weight * 2.0 ** (-1.0 / space.norm)
-            emb[np.arange(m), block.start + summary.mode] = entry
+        if block.numeric is not None:  # numeric, or a raw column of a plain array
+            column = geometry.numeric[:, block.numeric]
+            center_num[:, block.numeric] = index.reduce(np.add, column) / sizes
+        elif isinstance(summary, CategoricalSummary):
+            center_codes[:, block.codes[0]] = summary.mode
         elif isinstance(summary, HierarchySummary):
-            # Members agree on every level from the ancestor's up: copy those, zero below.
-            for j, (a, b) in enumerate(block.levels):
-                keep = summary.level <= j
-                emb[keep, a:b] = first[keep, a:b]
-        else:  # numeric, or a raw column of a plain array: the mean is the center
-            assert summary is None or isinstance(summary, NumericSummary)
-            emb[:, sl] = index.reduce(np.add, space.points[:, sl]) / sizes[:, None]
-    return emb
-
-
-def _radii(space: MetricSpace, index: CrowdIndex, centers: np.ndarray) -> np.ndarray:
-    if index.order.size == 0:
-        return np.zeros(0)
-    diff = space.points[index.order] - centers[index.labels]
-    d = np.abs(diff).sum(axis=1) if space.norm == 1 else np.sqrt(np.einsum("ij,ij->i", diff, diff))
-    return np.maximum.reduceat(d, index.starts[:-1])
-
-
-def _medoids(space: MetricSpace, index: CrowdIndex, start: np.ndarray | None = None) -> np.ndarray:
-    """Record index of each crowd's center among input records: the member (or the given
-    start record) with the smallest radius, searched as in the algorithms' re-centering."""
-    first = index.order[index.starts[:-1]] if start is None else np.asarray(start, np.intp)
-    best, _ = recenter(space.points, index.order, index.starts, first, space.norm, CANDIDATES)
-    return best
+            # members agree on every level from the common ancestor's up: copy those
+            for level, j in enumerate(range(*block.codes)):
+                keep = summary.level <= level
+                center_codes[keep, j] = geometry.codes[first[keep], j]
+    return center_num, center_codes

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..costs import GeneralizeForm
 from ..data.columns import QIColumn
-from ..data.generalization import GeneralizeForm
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError
 from ..partition import Partition

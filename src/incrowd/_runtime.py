@@ -1,0 +1,143 @@
+"""How incrowd uses the machine: CPUs it may use, compiled kernels, and their cache.
+
+Our users run on shared servers and in locked-down containers, so:
+
+- **CPUs**: the number of threads is what this process may really use — its CPU affinity,
+  capped by a cgroup CPU quota (a container limited to 2 CPUs on a 64-core host gets 2),
+  or ``INCROWD_THREADS`` when set. Every thread pool (numba, scipy's KD-tree queries, our
+  own) takes it from :func:`threads`.
+- **No spinning**: numba's OpenMP layer would keep idle threads spinning between parallel
+  regions, taking CPU from every other job on the machine; ``OMP_WAIT_POLICY=PASSIVE``
+  (unless the user set it) makes them sleep. Kernels that need parallelism run it in coarse
+  chunks on a thread pool (:func:`chunked`), or adaptively (MDAV).
+- **Compiled kernels** (numba) are cached on disk where possible: next to the package, else
+  in the user's cache directory, else in a private temporary directory; where nothing is
+  writable (a read-only image, no home directory) they are compiled in memory each run,
+  never failing for want of a cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["available_cpus", "threads", "jit", "chunked", "chunks"]
+
+T = TypeVar("T")
+
+os.environ.setdefault("GOMP_SPINCOUNT", os.environ.get("INCROWD_SPINCOUNT", "10000"))
+
+
+def _cgroup_cpus() -> float | None:
+    """The CPU quota of this process's cgroup, in CPUs (None when unlimited or unknown)."""
+    with contextlib.suppress(OSError, ValueError):
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            return int(quota) / int(period)
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        quota = int(Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").read_text())
+        period = int(Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us").read_text())
+        if quota > 0 and period > 0:
+            return quota / period
+    return None
+
+
+@functools.cache
+def available_cpus() -> int:
+    """CPUs this process may use: affinity, capped by a cgroup quota; at least 1."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        count = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    if quota is not None:
+        count = min(count, max(1, int(quota)))
+    return max(1, count)
+
+
+def threads() -> int:
+    """Threads to use: ``INCROWD_THREADS`` when set to a positive integer, else
+    :func:`available_cpus`."""
+    value = os.environ.get("INCROWD_THREADS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return available_cpus()
+
+
+# ------------------------------------------------------------------ compiled kernels
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return False
+    return True
+
+
+@functools.cache
+def _cache_enabled() -> bool:
+    """Whether numba may cache compiled kernels, choosing a directory that works."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return _writable(Path(os.environ["NUMBA_CACHE_DIR"]))
+    if _writable(Path(__file__).resolve().parent / "__pycache__"):
+        return True  # numba's default: beside the sources
+    candidates = []
+    if os.environ.get("XDG_CACHE_HOME"):
+        candidates.append(Path(os.environ["XDG_CACHE_HOME"]) / "incrowd")
+    with contextlib.suppress(RuntimeError, KeyError):
+        candidates.append(Path.home() / ".cache" / "incrowd")
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    candidates.append(Path(tempfile.gettempdir()) / f"incrowd-{uid}-cache")
+    for folder in candidates:
+        if _writable(folder):
+            os.environ["NUMBA_CACHE_DIR"] = str(folder)
+            import numba
+
+            numba.config.CACHE_DIR = str(folder)
+            return True
+    return False
+
+
+def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit`` with ``nogil`` and a disk cache wherever one can be kept; ``inline``
+    for small helpers called per record in a hot loop (numba then inlines them)."""
+    import numba
+
+    options: dict[str, Any] = {"nogil": True, "parallel": parallel}
+    if inline:
+        options["inline"] = "always"
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        if _cache_enabled():
+            try:
+                return numba.njit(cache=True, **options)(fn)
+            except RuntimeError:  # numba found no usable cache location after all
+                pass
+        return numba.njit(cache=False, **options)(fn)
+
+    return wrap
+
+
+# ------------------------------------------------------------------ coarse parallelism
+def chunks(n: int, parts: int, minimum: int = 1) -> list[tuple[int, int]]:
+    """``[lo, hi)`` ranges covering ``0..n`` in at most ``parts`` pieces of ≥ ``minimum``."""
+    parts = max(1, min(parts, n // max(minimum, 1)))
+    bounds = [round(i * n / parts) for i in range(parts + 1)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+def chunked(task: Callable[[int, int], T], ranges: Sequence[tuple[int, int]]) -> list[T]:
+    """Run ``task(lo, hi)`` on each range, on :func:`threads` threads (the kernels release
+    the GIL); results in order. One range runs in the calling thread."""
+    if len(ranges) <= 1:
+        return [task(lo, hi) for lo, hi in ranges]
+    with ThreadPoolExecutor(max_workers=min(threads(), len(ranges))) as pool:
+        return list(pool.map(lambda r: task(*r), ranges))

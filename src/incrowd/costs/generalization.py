@@ -1,0 +1,272 @@
+"""The generalization cost of a crowd, and the distance that bounds it.
+
+A crowd publishes each quasi-identifier generalized until its records agree. What that costs
+per record, for attribute ``j`` with weight ``w_j``:
+
+- numeric: the crowd's range, ``w_j * (max - min) / (column max - column min)``;
+- ``"levels"`` (a hierarchy label): ``w_j * h / l_j``, where ``h`` is the lowest level on which
+  the crowd agrees and ``l_j`` the hierarchy's height (a categorical attribute without a
+  hierarchy has one level: its value, or ``*``) — the cost of Aggarwal et al.,
+  *Approximation Algorithms for k-Anonymity*, Sec. 2 (``loss="height"``); or, with
+  ``loss="ncp"``, ``w_j * (leaves under the label - 1) / (leaves - 1)``, the label's NCP;
+- ``"sets"`` (the set of values present, ``{a|b}``): ``w_j * (distinct - 1) / (domain - 1)``,
+  the normalized certainty penalty of a value set.
+
+A crowd of ``|C|`` records costs ``|C|`` times the sum over attributes. Each per-attribute
+cost ``c`` of a set of records has the two properties the k-anonymity analysis needs:
+
+1. it is at least the cost of any two of its members, ``c(C) >= c({a, b})``;
+2. it is at most the sum of pair costs along any tree spanning ``C`` (a tree may pass through
+   extra Steiner points: adding points never lowers ``c``).
+
+so the pair cost ``d(a, b) = sum_j c_j({a, b})`` is the edge weight of the paper's graph, and
+both the lower bound of FOREST (Lemma 3) and the ``|C| * W(tree)`` upper bound hold for all
+three kinds. ``d`` is the L1 distance of a geometry of the records
+(:attr:`GeneralizationCost.geometry`), so neighbours come from the space's neighbour index,
+not from an n×n matrix. Subsets never cost more per record than their superset, so
+splitting a crowd never raises the total cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import numpy as np
+
+from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
+from ..data.geometry import Geometry, node_costs
+from ..errors import ParameterError
+from .base import Cost
+from .kernels import record_cost, subset_generalization
+
+if TYPE_CHECKING:
+    from ..data.space import MetricSpace
+
+__all__ = ["GeneralizationCost", "GeneralizeForm", "LevelLoss"]
+
+GeneralizeForm = Literal["levels", "sets"]
+LevelLoss = Literal["height", "ncp"]
+
+
+@dataclass(frozen=True, eq=False)
+class GeneralizationCost(Cost):
+    """The generalization cost of crowds: per-attribute cost tables in a form numba reads.
+
+    Build it with :meth:`on` (a space: its typed columns, or its plain matrix as numeric
+    columns). ``geometry`` is the L1 geometry of the pair costs, whose neighbour index the
+    space keeps.
+    """
+
+    name: ClassVar[str] = "generalization"
+    combine: ClassVar[str] = "sum"
+
+    names: tuple[str, ...]
+    num: np.ndarray  # (n, a) numeric values divided by their range
+    num_weight: np.ndarray  # (a,)
+    codes: np.ndarray  # (n, b) leaf code of each categorical / hierarchical value
+    ancestors: np.ndarray  # (b, L + 1, D): node of each leaf at each level
+    node_cost: np.ndarray  # (b, L + 1, D): cost of generalizing to node (level, code)
+    height: np.ndarray  # (b,) levels above the leaves (levels form)
+    domain: np.ndarray  # (b,) number of leaves (sets form)
+    sets: np.ndarray  # (b,) bool: published as a value set
+    cat_weight: np.ndarray  # (b,)
+    geometry: Geometry = field(repr=False)
+
+    @classmethod
+    def on(
+        cls,
+        space: MetricSpace,
+        form: GeneralizeForm = "levels",
+        weights: Mapping[str, float] | None = None,
+        loss: LevelLoss = "height",
+    ) -> GeneralizationCost:
+        """The cost on a space: from its columns when built from a table, else every column
+        of its matrix numeric (then ``weights`` cannot name attributes)."""
+        if space.columns:
+            return cls.from_columns(space.columns, form, weights, loss)
+        if weights:
+            msg = "weights name attributes; fit a MetricSpace built from a table to use them"
+            raise ParameterError(msg)
+        return cls.from_array(space.geometry.numeric)
+
+    @classmethod
+    def from_columns(
+        cls,
+        columns: Sequence[QIColumn],
+        form: GeneralizeForm = "levels",
+        weights: Mapping[str, float] | None = None,
+        loss: LevelLoss = "height",
+    ) -> GeneralizationCost:
+        """Cost tables for coded QI columns; ``weights`` override the schema's weights;
+        ``loss`` prices a hierarchy label by its level (``"height"``) or by the leaves it
+        covers (``"ncp"``)."""
+        if form not in ("levels", "sets"):
+            msg = f"generalize must be 'levels' or 'sets', got {form!r}"
+            raise ParameterError(msg)
+        if loss not in ("height", "ncp"):
+            msg = f"loss must be 'height' or 'ncp', got {loss!r}"
+            raise ParameterError(msg)
+        names = tuple(c.name for c in columns)
+        weights = dict(weights or {})
+        unknown = sorted(set(weights) - set(names))
+        if unknown:
+            msg = f"weights name unknown quasi-identifier(s) {unknown}; they are {list(names)}"
+            raise ParameterError(msg)
+        for name, w in weights.items():
+            if not (isinstance(w, int | float) and np.isfinite(w) and w >= 0):
+                msg = f"weight of {name!r} must be a non-negative number, got {w!r}"
+                raise ParameterError(msg)
+        n = len(columns[0].codes if not isinstance(columns[0], NumericColumn)
+                else columns[0].values) if columns else 0  # fmt: skip
+        nums, num_w, cats, cat_w, tables, heights, domains, sets = [], [], [], [], [], [], [], []
+        coded: list[CategoricalColumn | HierarchicalColumn] = []
+        for col in columns:
+            w = float(weights.get(col.name, col.metric.weight))
+            if isinstance(col, NumericColumn):
+                span = float(col.values.max() - col.values.min())
+                nums.append(col.values / span if span > 0 else np.zeros_like(col.values))
+                num_w.append(w)
+                continue
+            if isinstance(col, CategoricalColumn):
+                leaves = col.codes
+                size = len(col.categories)
+                table = np.stack([np.arange(size), np.zeros(size, dtype=np.intp)])
+            else:
+                assert isinstance(col, HierarchicalColumn)
+                leaves = col.codes[:, 0]
+                table = col.hierarchy.codes.T
+                size = table.shape[1]
+            cats.append(leaves)
+            coded.append(col)
+            cat_w.append(w)
+            tables.append(table)
+            heights.append(table.shape[0] - 1)
+            domains.append(size)
+            sets.append(form == "sets")
+        levels = max((t.shape[0] for t in tables), default=1)
+        width = max((t.shape[1] for t in tables), default=1)
+        ancestors = np.zeros((len(tables), levels, width), dtype=np.intp)
+        node_cost = np.zeros((len(tables), levels, width))
+        for j, (t, col) in enumerate(zip(tables, coded, strict=True)):
+            ancestors[j, : t.shape[0], : t.shape[1]] = t
+            for level, cost in enumerate(node_costs(col, loss)):
+                node_cost[j, level, : cost.size] = cost
+        all_weights = [float(weights.get(c.name, c.metric.weight)) for c in columns]
+        geometry = Geometry.from_columns(
+            columns, 1, weights=all_weights, numeric_scale="range",
+            loss="flat" if form == "sets" else loss, flat_scale=form == "sets",
+            key=("generalization", form, loss, tuple(all_weights)),
+        )  # fmt: skip
+        return cls(
+            names=names,
+            num=_matrix(nums, n, np.float64),
+            num_weight=np.asarray(num_w, dtype=np.float64),
+            codes=_matrix(cats, n, np.intp),
+            ancestors=ancestors,
+            node_cost=np.maximum(node_cost, 0.0),
+            height=np.asarray(heights, dtype=np.intp),
+            domain=np.asarray(domains, dtype=np.intp),
+            sets=np.asarray(sets, dtype=np.bool_),
+            cat_weight=np.asarray(cat_w, dtype=np.float64),
+            geometry=geometry,
+        )
+
+    @classmethod
+    def from_array(cls, X: np.ndarray) -> GeneralizationCost:
+        """Every column of a plain matrix is numeric, generalized to ranges (weight 1)."""
+        X = np.asarray(X, dtype=np.float64)
+        span = X.max(axis=0) - X.min(axis=0) if X.shape[0] else np.ones(X.shape[1])
+        num = np.where(span > 0, X / np.where(span > 0, span, 1.0), 0.0)
+        return cls(
+            names=tuple(f"x{j}" for j in range(X.shape[1])),
+            num=np.ascontiguousarray(num),
+            num_weight=np.ones(X.shape[1]),
+            codes=np.zeros((X.shape[0], 0), dtype=np.intp),
+            ancestors=np.zeros((0, 1, 1), dtype=np.intp),
+            node_cost=np.zeros((0, 1, 1)),
+            height=np.zeros(0, dtype=np.intp),
+            domain=np.zeros(0, dtype=np.intp),
+            sets=np.zeros(0, dtype=np.bool_),
+            cat_weight=np.zeros(0),
+            geometry=Geometry.from_array(num, 1, key=("generalization", "array")),
+        )
+
+    @property
+    def n(self) -> int:
+        return int(self.num.shape[0])
+
+    @property
+    def row_cost(self) -> float:
+        """Cost of deleting one record: every attribute suppressed (all costs at their top)."""
+        return float(self.num_weight.sum() + self.cat_weight.sum())
+
+    def pair(self, a: int, b: int) -> float:
+        """``d(a, b)``: the cost per record of a crowd of the two records."""
+        return self.crowd(np.array([a, b], dtype=np.intp)) / 2.0
+
+    def crowd(self, members: np.ndarray) -> float:
+        """Cost of one crowd: its size times the per-record cost of generalizing it."""
+        members = np.asarray(members, dtype=np.intp)
+        stamp = np.zeros(max(self.ancestors.shape[2], 1), dtype=np.intp)
+        return float(members.size * record_cost(members, self.kernel_args(), stamp, 1))
+
+    def of(self, labels: np.ndarray) -> float:
+        """Total cost of a labelling: crowds at their cost, each label −1 record deleted."""
+        labels = np.asarray(labels, dtype=np.intp)
+        kept = np.flatnonzero(labels >= 0)
+        total = self.row_cost * (labels.size - kept.size)
+        if kept.size == 0:
+            return float(total)
+        order = kept[np.argsort(labels[kept], kind="stable")]
+        crowd = labels[order]
+        starts = np.flatnonzero(np.r_[True, crowd[1:] != crowd[:-1]])
+        sizes = np.diff(np.r_[starts, order.size]).astype(np.float64)
+        for j in range(self.num.shape[1]):
+            v = self.num[order, j]
+            spread = np.maximum.reduceat(v, starts) - np.minimum.reduceat(v, starts)
+            total += self.num_weight[j] * float(np.dot(sizes, spread))
+        local = np.repeat(np.arange(starts.size), sizes.astype(np.intp))
+        for j in range(self.codes.shape[1]):
+            leaves = self.codes[order, j]
+            if self.sets[j]:
+                if self.domain[j] > 1:
+                    pairs = np.unique(local.astype(np.int64) * self.domain[j] + leaves)
+                    distinct = np.bincount(pairs // self.domain[j], minlength=starts.size)
+                    share = (distinct - 1) / (self.domain[j] - 1)
+                    total += self.cat_weight[j] * float(np.dot(sizes, share))
+                continue
+            height = int(self.height[j])
+            level = np.full(starts.size, height, dtype=np.intp)
+            for t in range(height - 1, -1, -1):  # the lowest level on which the crowd agrees
+                node = self.ancestors[j, t][leaves]
+                agree = np.minimum.reduceat(node, starts) == np.maximum.reduceat(node, starts)
+                level[agree] = t
+            node = self.ancestors[j][level, leaves[starts]]
+            total += self.cat_weight[j] * float(np.dot(sizes, self.node_cost[j][level, node]))
+        return float(total)
+
+    def subset_costs(self, n: int, k: int) -> np.ndarray:
+        stamp = np.zeros(max(self.ancestors.shape[2], 1), dtype=np.int64)
+        return subset_generalization(n, k, self.kernel_args(), stamp)
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """The arrays the numba kernels take, in their order."""
+        return (
+            self.num,
+            self.num_weight,
+            self.codes,
+            self.ancestors,
+            self.node_cost,
+            self.height,
+            self.domain,
+            self.sets,
+            self.cat_weight,
+        )
+
+
+def _matrix(columns: list[np.ndarray], n: int, dtype: type) -> np.ndarray:
+    if not columns:
+        return np.zeros((n, 0), dtype=dtype)
+    return np.ascontiguousarray(np.column_stack(columns).astype(dtype))

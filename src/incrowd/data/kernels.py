@@ -1,0 +1,201 @@
+"""Compiled kernels of the neighbour index (:mod:`incrowd.data.index`) and of distances.
+
+Kernels are plain loops (no slices assigned, no fancy indexing): numba compiles those in a
+fraction of the time, which is most of a first run's cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._runtime import jit
+
+
+@jit(inline=True)
+def pair_distance(num, codes, ent, u, v, norm):
+    """Distance between rows ``u`` and ``v`` (``ent``: each row's entry per code column)."""
+    d = 0.0
+    for j in range(num.shape[1]):
+        t = abs(num[u, j] - num[v, j])
+        d += t if norm == 1 else t * t
+    for j in range(codes.shape[1]):
+        if codes[u, j] != codes[v, j]:
+            if norm == 1:
+                d += ent[u, j] + ent[v, j]
+            else:
+                d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
+    return d if norm == 1 else np.sqrt(d)
+
+
+@jit()
+def scan_knn(num, codes, ent, q, norm, lo, hi):
+    """The ``q`` nearest rows of every row ``lo..hi-1`` (itself first), by an exact scan.
+
+    Rows are sorted by their codes, so each query scans outward from itself (similar rows
+    first, the bound tightens early) and drops a candidate as soon as its partial sum
+    passes the ``q``-th best. Sums are squared under L2 and rooted at the end.
+    """
+    m = num.shape[0]
+    a, b = num.shape[1], codes.shape[1]
+    out_d = np.empty((hi - lo, q))
+    out_i = np.empty((hi - lo, q), dtype=np.intp)
+    best_d = np.empty(q)
+    best_i = np.empty(q, dtype=np.intp)
+    for u in range(lo, hi):
+        for t in range(q):
+            best_d[t] = np.inf
+            best_i[t] = -1
+        best_d[0] = 0.0
+        best_i[0] = u
+        reach = max(u, m - 1 - u)
+        for s in range(1, 2 * reach + 1):
+            v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
+            if v < 0 or v >= m:
+                continue
+            bound = best_d[q - 1]
+            d = 0.0
+            for j in range(a):
+                t = abs(num[u, j] - num[v, j])
+                d += t if norm == 1 else t * t
+            if d >= bound:
+                continue
+            for j in range(b):
+                if codes[u, j] != codes[v, j]:
+                    if norm == 1:
+                        d += ent[u, j] + ent[v, j]
+                    else:
+                        d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
+                    if d >= bound:
+                        break
+            if d >= bound:
+                continue
+            t = q - 1
+            while t > 0 and best_d[t - 1] > d:
+                best_d[t] = best_d[t - 1]
+                best_i[t] = best_i[t - 1]
+                t -= 1
+            best_d[t] = d
+            best_i[t] = v
+        for t in range(q):
+            out_d[u - lo, t] = best_d[t] if norm == 1 else np.sqrt(best_d[t])
+            out_i[u - lo, t] = best_i[t]
+    return out_d, out_i
+
+
+@jit()
+def best_of_candidates(num, codes, ent, cand, q, norm):
+    """For each row ``u``, the ``q`` nearest among ``u`` itself and its candidate rows
+    ``cand[u]`` (−1 = none; duplicates allowed), by exact distance; ties by row index."""
+    m = cand.shape[0]
+    out_d = np.empty((m, q))
+    out_i = np.empty((m, q), dtype=np.intp)
+    for u in range(m):
+        for t in range(q):
+            out_d[u, t] = np.inf
+            out_i[u, t] = -1
+        out_d[u, 0] = 0.0
+        out_i[u, 0] = u
+        for c in range(cand.shape[1]):
+            v = cand[u, c]
+            if v < 0 or v == u:
+                continue
+            dup = False
+            for t in range(q):
+                if out_i[u, t] == v:
+                    dup = True
+                    break
+            if dup:
+                continue
+            d = pair_distance(num, codes, ent, u, v, norm)
+            if d > out_d[u, q - 1] or (d == out_d[u, q - 1] and v > out_i[u, q - 1] >= 0):
+                continue
+            t = q - 1
+            while t > 0 and (out_d[u, t - 1] > d or (out_d[u, t - 1] == d and out_i[u, t - 1] > v)):
+                out_d[u, t] = out_d[u, t - 1]
+                out_i[u, t] = out_i[u, t - 1]
+                t -= 1
+            out_d[u, t] = d
+            out_i[u, t] = v
+    return out_d, out_i
+
+
+@jit()
+def brute_groups(coords, offset, order, starts, q, norm, out):
+    """Within each group ``order[starts[g]:starts[g+1]]``: each member's ``q`` nearest
+    members (itself included) by the distance of ``coords`` plus ``offset[member]`` (added
+    to the L1 sum, or to the squared L2 sum); written into ``out[member]``."""
+    best_d = np.empty(q)
+    for g in range(starts.size - 1):
+        lo, hi = starts[g], starts[g + 1]
+        for x in range(lo, hi):
+            u = order[x]
+            for t in range(q):
+                best_d[t] = np.inf
+                out[u, t] = -1
+            for y in range(lo, hi):
+                v = order[y]
+                d = 0.0
+                for j in range(coords.shape[1]):
+                    t = abs(coords[u, j] - coords[v, j])
+                    d += t if norm == 1 else t * t
+                if v != u:
+                    d += offset[v]
+                if d >= best_d[q - 1]:
+                    continue
+                t = q - 1
+                while t > 0 and best_d[t - 1] > d:
+                    best_d[t] = best_d[t - 1]
+                    out[u, t] = out[u, t - 1]
+                    t -= 1
+                best_d[t] = d
+                out[u, t] = v
+
+
+@jit()
+def fill_from_points(found, ask_of, rows_order, rows_starts, members, out):
+    """Member ``x`` asked its nearest distinct points ``found[ask_of[x]]``: list the rows
+    at those points (``rows_order[rows_starts[p]:rows_starts[p+1]]``, positions in
+    ``members``), nearest point first, up to ``out``'s width."""
+    q = out.shape[1]
+    for x in range(members.size):
+        t = 0
+        row = found[ask_of[x]]
+        for j in range(row.size):
+            p = row[j]
+            for r in range(rows_starts[p], rows_starts[p + 1]):
+                if t == q:
+                    break
+                out[members[x], t] = members[rows_order[r]]
+                t += 1
+            if t == q:
+                break
+
+
+@jit()
+def expand_lists(d_u, i_u, counts, starts, order, k):
+    """Record-level neighbour lists from distinct-row lists: each record gets the records of
+    its row's list (its own copies first), minus itself, truncated to ``k``."""
+    n = order.size
+    out_d = np.empty((n, k))
+    out_i = np.empty((n, k), dtype=np.intp)
+    m, q = i_u.shape
+    for u in range(m):
+        for r in range(starts[u], starts[u + 1]):
+            rec = order[r]
+            t = 0
+            for j in range(q):
+                if t == k:
+                    break
+                v = i_u[u, j]
+                if v < 0:
+                    continue
+                for s in range(starts[v], starts[v + 1]):
+                    other = order[s]
+                    if other == rec:
+                        continue
+                    out_d[rec, t] = d_u[u, j]
+                    out_i[rec, t] = other
+                    t += 1
+                    if t == k:
+                        break
+    return out_d, out_i
