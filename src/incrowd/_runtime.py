@@ -95,7 +95,9 @@ def _cache_enabled() -> bool:
     with contextlib.suppress(RuntimeError, KeyError):
         candidates.append(Path.home() / ".cache" / "incrowd")
     uid = os.getuid() if hasattr(os, "getuid") else "user"
-    candidates.append(Path(tempfile.gettempdir()) / f"incrowd-{uid}-cache")
+    temp = Path(tempfile.gettempdir())
+    if temp.resolve() != Path.cwd().resolve():  # tempfile's last resort is the user's folder
+        candidates.append(temp / f"incrowd-{uid}-cache")
     for folder in candidates:
         if _writable(folder):
             os.environ["NUMBA_CACHE_DIR"] = str(folder)

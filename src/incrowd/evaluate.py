@@ -26,6 +26,7 @@ import pandas as pd
 
 from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
 from .data.schema import Numeric, Schema
+from .costs import SSE
 from .data.space import MetricSpace
 from .errors import InputError
 from .privacy import verify
@@ -161,19 +162,24 @@ def _cell_penalty(col: Any, cell: str) -> float:
 def _numeric_sse(
     original: pd.DataFrame, published: pd.DataFrame, schema: Schema, form: str
 ) -> tuple[float | None, float | None]:
+    """SSE over the numeric QIs from published crowd means: SST − SSB, where SSB is the
+    spread of the published means (each standing for its records) around the overall mean."""
     numeric = {n: m for n, m in schema.quasi_identifiers.items() if isinstance(m, Numeric)}
     if not numeric or not len(published):
         return None, None
     space = MetricSpace.from_table(original, Schema(numeric))
-    mean = space.points.mean(axis=0)
-    sst = float(np.sum((space.points - mean) ** 2))
     released = np.empty((len(published), len(numeric)))
-    for j, block in enumerate(space.blocks):
+    for block in space.blocks:
         values = pd.to_numeric(published[block.name], errors="coerce").to_numpy(dtype=float)
         if np.isnan(values).any():
             msg = f"published column {block.name!r} is not numeric; cannot measure SSE"
             raise InputError(msg)
-        released[:, j] = (values - block.offset) / block.scale
-    ssb = float(np.dot(_weights(published, form), np.sum((released - mean) ** 2, axis=1)))
+        released[:, block.numeric] = (values - block.offset) / block.scale
+    weights = _weights(published, form).astype(np.int64)
+    means = np.repeat(released, weights, axis=0)  # each published mean, once per record
+    sst = SSE.on(space).total()
+    # spread of the means around the overall mean: around their own mean, plus the shift
+    shift = means.mean(axis=0) - space.geometry.numeric.mean(axis=0)
+    ssb = SSE.on(MetricSpace.from_array(means)).total() + len(means) * float(shift @ shift)
     sse = max(sst - ssb, 0.0)
     return sse, (100.0 * sse / sst if sst > 0 else 0.0)

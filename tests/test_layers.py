@@ -1,0 +1,105 @@
+"""The package's imports run one way, bottom to top, and never into another package's
+private modules; every docstring example runs.
+
+Layers (DESIGN.md): errors, partition, params, _runtime → data → costs → base, algorithms
+→ release → privacy, metrics, evaluate → pipeline, job, testing → cli. A module may import
+from its own layer or below, never above; a private module (``_name``) is imported only by
+modules of its own package.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "incrowd"
+
+LAYERS = {
+    "errors": 0, "partition": 0, "params": 0, "_runtime": 0,
+    "data": 1, "datasets": 1,
+    "costs": 2,
+    "base": 3, "algorithms": 3,
+    "release": 4,
+    "privacy": 5, "metrics": 5, "evaluate": 5,
+    "pipeline": 6, "job": 6, "testing": 6,
+    "cli": 7, "__main__": 7, "__init__": 7,
+}  # fmt: skip
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        out.append((".".join(parts), path))
+    return out
+
+
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def imports(name: str, path: Path) -> list[str]:
+    """The incrowd modules ``name`` imports (absolute dotted names inside the package),
+    except those only imported for type checking."""
+    tree = ast.parse(path.read_text())
+    package = name.split(".")[:-1] if path.name != "__init__.py" else name.split(".")
+    if path.name == "__init__.py" and name == "__init__":
+        package = []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in ast.walk(node):
+                child._typing_only = True  # type: ignore[attr-defined]
+    for node in ast.walk(tree):
+        if getattr(node, "_typing_only", False):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
+            names = [f"{target}.{a.name}" if target else a.name for a in node.names]
+            found += [n for n in names if _is_module(n)] or [target]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("incrowd."):
+            found.append(node.module.removeprefix("incrowd."))
+    return [f for f in found if f]
+
+
+def _is_module(dotted: str) -> bool:
+    path = PACKAGE.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+MODULES = modules()
+
+
+def test_every_top_level_module_has_a_layer():
+    assert {top(name) for name, _ in MODULES} <= set(LAYERS)
+
+
+@pytest.mark.parametrize(("name", "path"), MODULES, ids=[m for m, _ in MODULES])
+def test_imports_run_down_and_respect_private_modules(name, path):
+    own = LAYERS[top(name)]
+    for target in imports(name, path):
+        assert LAYERS[top(target)] <= own, f"{name} imports {target}, a higher layer"
+        private = [p for p in target.split(".")[1:] if p.startswith("_")]
+        if private:
+            assert top(target) == top(name), f"{name} reaches into private {target}"
+
+
+def test_the_import_graph_has_no_cycle_between_packages():
+    edges = {(top(n), top(t)) for n, p in MODULES for t in imports(n, p) if top(n) != top(t)}
+    for a, b in edges:
+        assert (b, a) not in edges, f"{a} and {b} import each other"
+
+
+DOCTESTED = [name for name, _ in MODULES if not name.endswith("__main__")]
+
+
+@pytest.mark.parametrize("name", DOCTESTED)
+def test_docstring_examples_run(name):
+    module = importlib.import_module("incrowd" if name == "__init__" else f"incrowd.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

@@ -1,0 +1,134 @@
+"""Running on a shared or locked-down machine: no writable cache, CPUs limited by the
+container, threads that must not keep spinning."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from incrowd import _runtime
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _locked_down_runner(tmp: Path):
+    """A way to run Python with the package, HOME and TMPDIR all unwritable: a read-only
+    bind mount for root (who can write anything else), file modes for anyone else."""
+    pkg = tmp / "pkg"
+    shutil.copytree(SRC / "incrowd", pkg / "incrowd",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    home, scratch = tmp / "home", tmp / "tmp"
+    home.mkdir()
+    scratch.mkdir()
+    out = tmp / "out"
+    out.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "INCROWD_THREADS")}  # fmt: skip
+    env |= {"HOME": str(home), "TMPDIR": str(scratch), "PYTHONPATH": str(pkg)}
+    if os.geteuid() != 0:
+        for folder in (pkg, home, scratch):
+            for root, dirs, _ in os.walk(folder):
+                for d in dirs:
+                    os.chmod(Path(root) / d, 0o555)
+            os.chmod(folder, 0o555)
+        return lambda code: subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=out
+        ), out
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("running as root without mount namespaces: cannot make a directory "
+                    "read-only for this process")  # fmt: skip
+    # everything read-only (the package, HOME, TMPDIR and /tmp itself) but the output folder
+    readonly = (pkg, home, scratch, *(Path(d) for d in ("/tmp", "/var/tmp", "/usr/tmp")
+                                      if Path(d).is_dir()))  # fmt: skip
+    mounts = " && ".join(
+        [f"mount --bind {d} {d} && mount -o remount,bind,ro {d}" for d in readonly]
+        + [f"mount --bind {out} {out} && mount -o remount,bind,rw {out}"]
+    )
+
+    def run(code: str) -> subprocess.CompletedProcess:
+        script = f"{mounts} && exec {sys.executable} -c \"$0\""
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                               script, code], env=env, capture_output=True, text=True,
+                              cwd=out)  # fmt: skip
+
+    return run, out
+
+
+def test_no_writable_cache_anywhere_still_runs(tmp_path):
+    """Issue 9 #11: a read-only install, no writable home or temporary directory. Every
+    command must still work (kernels compiled in memory), never crash on the cache."""
+    run, out = _locked_down_runner(tmp_path)
+    version = run("import sys; sys.argv=['incrowd', '--version']; "
+                  "from incrowd.cli import main; main()")  # fmt: skip
+    assert version.returncode == 0, version.stderr
+    assert "Traceback" not in version.stderr and "incrowd" in version.stdout
+    work = textwrap.dedent(
+        """
+        import numpy as np, pandas as pd, incrowd
+        from incrowd import _runtime
+        assert not _runtime._cache_enabled()
+        t = pd.DataFrame({"a": np.arange(40) % 7, "b": [f"x{i % 3}" for i in range(40)]})
+        s = incrowd.Schema({"a": incrowd.Numeric(), "b": incrowd.Categorical()})
+        for method in ("mdav", "forest"):
+            r = incrowd.anonymize(t, s, 3, method=method, seed=1)
+            assert incrowd.verify(r, ["a", "b"], 3).ok
+        print("ok")
+        """
+    )
+    done = run(work)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr
+
+
+def test_cache_directory_falls_back_to_a_writable_place(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = []
+
+    def writable(folder):
+        calls.append(folder)
+        return folder.is_relative_to(tmp_path)
+
+    monkeypatch.setattr(_runtime, "_writable", writable)
+    _runtime._cache_enabled.cache_clear()
+    try:
+        assert _runtime._cache_enabled()
+        assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "cache" / "incrowd")
+        assert calls[0].name == "__pycache__"  # beside the sources was tried first
+    finally:
+        _runtime._cache_enabled.cache_clear()
+
+
+def test_threads_follow_affinity_quota_and_the_override(monkeypatch):
+    _runtime.available_cpus.cache_clear()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3, 4, 5, 6, 7})
+    monkeypatch.setattr(_runtime, "_cgroup_cpus", lambda: 2.5)
+    try:
+        assert _runtime.available_cpus() == 2  # a container limited to 2.5 CPUs
+        monkeypatch.setenv("INCROWD_THREADS", "1")
+        assert _runtime.threads() == 1
+        monkeypatch.setenv("INCROWD_THREADS", "lots")
+        assert _runtime.threads() == 2  # not a number: ignored
+    finally:
+        _runtime.available_cpus.cache_clear()
+
+
+def test_openmp_threads_do_not_spin_for_long():
+    """Idle OpenMP threads sleep after a short spin (unless the user chose otherwise), so
+    a parallel kernel does not take CPU from the other jobs of a shared machine."""
+    assert int(os.environ["GOMP_SPINCOUNT"]) <= 100_000
+
+
+def test_chunked_runs_every_range_once():
+    ranges = _runtime.chunks(1000, 7, minimum=10)
+    assert ranges[0][0] == 0 and ranges[-1][1] == 1000
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    got = _runtime.chunked(lambda lo, hi: np.arange(lo, hi), ranges)
+    np.testing.assert_array_equal(np.concatenate(got), np.arange(1000))
