@@ -25,8 +25,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 PARAMS = {
     "r-gather": {},
     "r-gather-outliers": {"epsilon": 0.02},
-    "kr-center": {"k_max": 100},
-    "kr-center-outliers": {"k_max": 100, "epsilon": 0.02},
+    "kr-center": {"max_clusters": 100},
+    "kr-center-outliers": {"max_clusters": 100, "epsilon": 0.02},
 }
 
 
@@ -42,7 +42,7 @@ def run_one(method: str, data: str) -> dict:
         n, d = (int(v) for v in data.split("x"))
         space = MetricSpace.from_array(np.random.default_rng(7).standard_normal((n, d)))
     cls = METHODS[method]
-    model = cls(r=5, **PARAMS[method])
+    model = cls(k=5, **PARAMS[method])
     start = time.perf_counter()
     model.fit(space)
     seconds = time.perf_counter() - start

@@ -27,8 +27,8 @@ SDCMICRO = {(100_000, 5): {"seconds": 55.0, "l_sse": 8.16}}
 def run_one(n: int, p: int, k: int, variant: str) -> dict:
     import numpy as np
 
-    from incrowd import MDAV
-    from incrowd.metrics import l_sse
+    from incrowd import MDAV, MetricSpace
+    from incrowd.costs import SSE, l_sse
 
     MDAV(k=k, variant=variant).fit(np.random.default_rng(0).normal(size=(50, p)))  # warm-up
     X = np.random.default_rng(12345).standard_normal((n, p))
@@ -47,7 +47,7 @@ def run_one(n: int, p: int, k: int, variant: str) -> dict:
         "seconds": round(seconds, 3),
         "cpu_seconds": round(cpu, 3),
         "peak_rss_mb": round(peak_mb, 1),
-        "l_sse": round(l_sse(X, model.labels_), 4),
+        "l_sse": round(l_sse(SSE.on(MetricSpace.from_array(X)), model.labels_), 4),
         "min_crowd": model.partition_.min_size,
     }
 

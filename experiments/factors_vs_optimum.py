@@ -16,15 +16,17 @@ import numpy as np
 import pandas as pd
 
 from incrowd import Categorical, MetricSpace, Schema
+from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
-from incrowd.testing import optimal_generalization, optimum, random_table
+from incrowd.costs import SSE
+from incrowd.testing import random_table
 
 
 def instance(rng: np.random.Generator, kind: str, n: int) -> tuple[object, float, object]:
     if kind == "2-microaggregation":
         X = rng.normal(size=(n, 3))
         model = TwoMicroaggregation().fit(X)
-        return model, optimum(MetricSpace.from_array(X), 2, "sse"), model
+        return model, optimum(SSE.on(MetricSpace.from_array(X)), len(X), 2)[0], model
     binary = kind.endswith("binary")
     if binary:
         table = pd.DataFrame(rng.integers(0, 2, size=(n, 4)).astype(str), columns=list("abcd"))
@@ -34,7 +36,7 @@ def instance(rng: np.random.Generator, kind: str, n: int) -> tuple[object, float
     space = MetricSpace.from_table(table, schema, norm=1)
     three = kind.startswith("3")
     model = (ThreeAnonymity() if three else TwoAnonymity()).fit(space)
-    return model, optimal_generalization(model.cost_model(space), 3 if three else 2), model
+    return model, optimum(model.cost(space), space.n, 3 if three else 2)[0], model
 
 
 def main() -> None:
@@ -53,7 +55,7 @@ def main() -> None:
                 continue
             ratios.append(model.cost_ / opt)
             bounds.append(model.lower_bound_ / opt)
-            factors.add(model.factor_)
+            factors.add(model.approximation_ratio_)
         r = np.array(ratios)
         method, _, data = kind.partition(" ")
         print(

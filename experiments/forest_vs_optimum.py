@@ -17,8 +17,9 @@ import numpy as np
 
 from incrowd import MetricSpace
 from incrowd.algorithms._forest_core import size_limit
+from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.forest import ForestKAnonymity
-from incrowd.testing import optimal_generalization, random_table
+from incrowd.testing import random_table
 
 
 def main() -> None:
@@ -45,7 +46,9 @@ def main() -> None:
                 est = ForestKAnonymity(
                     k=k, generalize=form, loss=loss, allow_deletion=deletion
                 ).fit(space)
-                opt = optimal_generalization(est.cost_model(space), k, deletion)
+                cost = est.cost(space)
+                leave = cost.row_cost if deletion else 0.0
+                opt = optimum(cost, space.n, k, leave_cost=leave)[0]
                 if opt <= 0:
                     continue
                 paper.append(est.paper_cost_ / opt)

@@ -25,7 +25,8 @@ from incrowd import (
     RGatherOutliers,
     Schema,
 )
-from incrowd.testing import limits_of, optimum
+from incrowd.algorithms.exact import optimum
+from incrowd.testing import limits
 
 LETTERS = Hierarchy.from_rows(
     [[c, "ab" if c in "ab" else "cd" if c in "cd" else "ef", "*"] for c in "abcdef"]
@@ -59,15 +60,16 @@ def main() -> None:
             n, r = int(rng.integers(6, 13)), int(rng.integers(2, 4))
             space = space_for(metric, rng, n)
             models = {
-                "r-gather": RGather(r=r),
-                "kr-center (k_max=2)": KRCenter(k_max=2, r=r),
-                "r-gather-outliers (eps=0.15)": RGatherOutliers(r=r, epsilon=0.15),
-                "r-gather-outliers points": RGatherOutliers(r=r, epsilon=0.15, centers="points"),
-                "kr-center-outliers": KRCenterOutliers(k_max=2, r=r, epsilon=0.15),
+                "r-gather": RGather(k=r),
+                "kr-center (max_clusters=2)": KRCenter(max_clusters=2, k=r),
+                "r-gather-outliers (eps=0.15)": RGatherOutliers(k=r, epsilon=0.15),
+                "r-gather-outliers points": RGatherOutliers(k=r, epsilon=0.15, centers="points"),
+                "kr-center-outliers": KRCenterOutliers(max_clusters=2, k=r, epsilon=0.15),
             }
             for name, model in models.items():
                 model.fit(space)
-                opt = optimum(space, r, "max_radius", *limits_of(model, n))
+                cost = model.cost(space)
+                opt = optimum(cost, n, r, **limits(model, n, cost))[0]
                 ratio = model.radius_ / opt if opt > 0 else 1.0
                 ratios.setdefault(name, []).append((ratio, model.certified_ratio_ or 1.0))
         for name, vals in ratios.items():

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from incrowd import MDAV, MetricSpace, MuApprox, TwoMicroaggregation
+from incrowd.algorithms.exact import optimum
+from incrowd.costs import SSE, l_sse
 from incrowd.datasets import casc_matrix
-from incrowd.metrics import l_sse, sse_loss
-from incrowd.testing import optimum
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -50,9 +50,10 @@ def table1(folder: Path) -> None:
                     f"factor weight {model.factor_weight_:.6g} ({proven}); "
                     f"certified ratio {model.certified_ratio_:.4f}"
                 )
+            sse = SSE.on(MetricSpace.from_array(X))
             print(
-                f"| {label} | {name} | {sse_loss(X, model.labels_):.6g} | "
-                f"{l_sse(X, model.labels_):.6g} | {seconds:.2f} | {notes} |"
+                f"| {label} | {name} | {sse.of(model.labels_):.6g} | "
+                f"{l_sse(sse, model.labels_):.6g} | {seconds:.2f} | {notes} |"
             )
 
 
@@ -65,7 +66,7 @@ def table2(folder: Path, samples: int = 10, seed: int = 2005) -> None:
     ratios = []
     for s in range(1, samples + 1):
         rows = X[rng.choice(len(X), size=15, replace=False)]
-        opt = optimum(MetricSpace.from_array(rows), 2, "sse")
+        opt = optimum(SSE.on(MetricSpace.from_array(rows)), len(rows), 2)[0]
         approx = TwoMicroaggregation().fit(rows).cost_
         ratios.append(approx / opt)
         print(f"| {s} | {opt:.6g} | {approx:.6g} | {approx / opt:.4f} |")

@@ -126,14 +126,15 @@ def test_matches_plain_reference_including_ties(X, k, single):
 def run_kernel(geometry, k, parallel, chunks, single=False):
     """MDAV by one variant of the compiled loop, in epochs as the driver runs it."""
     state = State(geometry.numeric, geometry.codes, geometry.entries, geometry.offsets)
+    coded = geometry.codes.shape[1] > 0
     while True:
         before = state.m
-        state.m, state.g = KERNELS[parallel]["steps"](
+        state.m, state.g = KERNELS[parallel, coded]["steps"](
             *state.arrays(), state.m, state.g, k, single, 50, chunks
         )
         if state.m == before:
             break
-    KERNELS[False]["finish"](*state.arrays(), state.m, state.g, k, single)
+    KERNELS[False, coded]["finish"](*state.arrays(), state.m, state.g, k, single)
     return Partition(state.labels)
 
 

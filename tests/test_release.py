@@ -121,6 +121,7 @@ def test_every_release_is_k_anonymous_and_loses_no_record(data, form, method, se
     report = verify(rel, schema.qi_names, k)
     assert report.ok, report.problems
     meta = rel.metadata
+    assert meta["cost"] == pytest.approx(meta["loss"][meta["objective"]], rel=1e-9, abs=1e-12)
     assert meta["n_released"] + meta["n_suppressed"] == meta["n_input"] == len(table)
     assert report.n_records == meta["n_released"]
     if not params.get("allow_deletion"):  # deleted rows are counted as suppressed

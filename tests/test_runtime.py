@@ -54,7 +54,7 @@ def _locked_down_runner(tmp: Path):
     )
 
     def run(code: str) -> subprocess.CompletedProcess:
-        script = f"{mounts} && exec {sys.executable} -c \"$0\""
+        script = f'{mounts} && exec {sys.executable} -c "$0"'
         return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
                                script, code], env=env, capture_output=True, text=True,
                               cwd=out)  # fmt: skip

@@ -22,12 +22,13 @@ import contextlib
 import functools
 import os
 import tempfile
+import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["available_cpus", "threads", "jit", "chunked", "chunks"]
+__all__ = ["available_cpus", "threads", "jit", "variant", "chunked", "chunks"]
 
 T = TypeVar("T")
 
@@ -126,6 +127,17 @@ def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[Callable[.
         return numba.njit(cache=False, **options)(fn)
 
     return wrap
+
+
+def variant(fn: Callable[..., Any], suffix: str, names: dict[str, Any]) -> Callable[..., Any]:
+    """A copy of ``fn`` named ``fn.__name__ + suffix`` whose global names in ``names``
+    resolve to other values (other compiled helpers, or constants numba folds away). Each
+    copy is compiled, and cached, on its own: one source, several specialized kernels."""
+    env = dict(fn.__globals__) | names
+    copy = types.FunctionType(fn.__code__, env, fn.__name__ + suffix, fn.__defaults__)
+    copy.__qualname__ = fn.__qualname__ + suffix
+    copy.__module__ = fn.__module__
+    return copy
 
 
 # ------------------------------------------------------------------ coarse parallelism

@@ -7,105 +7,28 @@ release is not k-anonymous.
 
 from __future__ import annotations
 
-import ast
-import os
 import signal
 import sys
-import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
-from .errors import IncrowdError, InputError
+from ._cli_output import err_console, error, errors, literal, out_console, parse_pairs, progress
+from .errors import InputError
 from .job import Job
+
+ListOpt = list[str] | None
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-
-ListOpt = list[str] | None
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """One line and exit 2 for a user error; one line and exit 1 for a bug (traceback on
-    ``INCROWD_DEBUG=1``)."""
-    try:
-        yield
-    except IncrowdError as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-    except OSError as exc:
-        _error(f"{exc.strerror or exc}: {exc.filename or ''}")
-        raise typer.Exit(2) from None
-    except typer.Exit:
-        raise
-    except Exception as exc:  # a bug: say so plainly rather than dump a traceback
-        if os.environ.get("INCROWD_DEBUG"):
-            traceback.print_exc()
-        err_console.print(
-            f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
-            "(set INCROWD_DEBUG=1 for the traceback, and please report it)"
-        )
-        raise typer.Exit(1) from None
-
-
-def _error(text: str) -> None:
-    """One line on standard error; the text is the user's, never read as markup."""
-    err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
-
-
-def _parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for item in items or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            msg = f"{what} must look like NAME=VALUE, got {item!r}"
-            raise InputError(msg)
-        pairs[name.strip()] = value.strip()
-    return pairs
-
-
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
-    """A progress bar over the pipeline's stages, on standard error."""
-    if not enabled:
-        yield lambda _name: None
-        return
-    columns = (
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=True) as progress:
-        task = progress.add_task("reading the input", total=6)
-
-        def stage(name: str) -> None:
-            progress.update(task, description=name, advance=1)
-
-        yield stage
-
-
 REQUIRED = "[required unless given in --config]"
 
 
@@ -199,7 +122,7 @@ def anonymize(
     from .release import metadata_path
     from .release.files import check_release_target
 
-    with _errors():
+    with errors():
         job = Job.from_toml(config) if config else Job()
         job = job.merged(
             input=str(input) if input else None,
@@ -210,9 +133,7 @@ def anonymize(
             center=center,
             generalize=generalize,
             csv_formulas=csv_formulas,
-            weights=parse_weights(
-                _parse_pairs(list(split_list(weights)), "--weights"), "--weights"
-            ),
+            weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
             seed=seed,
             sep=sep,
             missing=missing,
@@ -223,8 +144,8 @@ def anonymize(
             insensitive=split_list(insensitive),
             categorical=split_list(categorical),
             numeric=split_list(numeric),
-            hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
-            params={n: _literal(v) for n, v in _parse_pairs(param, "--param").items()}
+            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
+            params={n: literal(v) for n, v in parse_pairs(param, "--param").items()}
             | ({"epsilon": epsilon} if epsilon is not None else {})
             | ({"max_clusters": max_clusters} if max_clusters is not None else {})
             | ({"allow_deletion": True} if allow_deletion else {}),
@@ -244,7 +165,7 @@ def anonymize(
             raise InputError(msg)
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
-        with _progress(not quiet and err_console.is_terminal) as stage:
+        with progress(not quiet and err_console.is_terminal) as stage:
             table = read_table(job.input, sep=job.sep, na_values=job.na_values)
             schema = build_schema(job, table)
             result = run(
@@ -308,7 +229,7 @@ def verify(
     from .job import split_list
     from .privacy import verify as check
 
-    with _errors():
+    with errors():
         report = check(release, split_list(qi), k, sep=sep)
     if report.ok:
         out_console.print(
@@ -340,11 +261,11 @@ def evaluate(
     from .job import build_schema, split_list
     from .release import read_release
 
-    with _errors():
+    with errors():
         table = read_table(input, sep=sep)
         job = Job(
             qi=split_list(qi),
-            hierarchy=_parse_pairs(hierarchy, "--hierarchy"),
+            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
             categorical=split_list(categorical),
             numeric=split_list(numeric),
         )
@@ -382,6 +303,20 @@ def methods() -> None:
     out_console.print(grid)
 
 
+@app.command()
+def precompile(
+    parallel: Annotated[
+        bool, typer.Option(help="Also MDAV's multi-threaded kernels (50,000+ records).")
+    ] = False,
+) -> None:
+    """Compile the kernels now (into the kernel cache), so the first run is fast."""
+    from .precompile import precompile as run_all
+
+    with errors():
+        seconds = run_all(parallel=parallel)
+    out_console.print(f"compiled incrowd's kernels in {seconds:.1f} s")
+
+
 @app.callback(invoke_without_command=True)
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Show the version.")] = False,
@@ -408,7 +343,7 @@ def run(argv: Sequence[str]) -> int:
         context = getattr(exc, "ctx", None)
         where = f" (see {context.command_path} --help)" if context is not None else ""
         message = " ".join(str(format_message()).split())
-        _error(message + where)
+        error(message + where)
         return int(getattr(exc, "exit_code", 2) or 2)
     return code if isinstance(code, int) else 0
 

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .costs import SSE
 from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
 from .data.schema import Numeric, Schema
-from .costs import SSE
 from .data.space import MetricSpace
 from .errors import InputError
 from .privacy import verify

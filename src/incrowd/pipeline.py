@@ -151,10 +151,14 @@ def anonymize(
         + float(n_input * n_suppressed),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
-        "max_radius": MaxRadius.on(space).of(partition.labels, centers),
     }
-    # the method's own objective, under its name, measured by the same cost object
-    loss[objective.name] = float(algorithm.cost_)
+    if isinstance(objective, MaxRadius) or release == "centers":
+        # the radius from the method's own centers (the published radii are in the table)
+        loss["max_radius"] = MaxRadius.on(space).of(partition.labels, centers)
+    # the method's objective, priced again from the partition by its cost object (a radius
+    # from the method's own centers): the metadata's cost must equal it
+    if objective.name not in loss:
+        loss[objective.name] = objective.of(partition.labels)
     mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = dict(out.metadata) | {

@@ -18,12 +18,10 @@ to wait on threads that cannot run.
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 from numba import prange
 
-from .._runtime import jit
+from .._runtime import jit, variant
 
 __all__ = ["KERNELS", "State"]
 
@@ -42,6 +40,24 @@ def _to_centroid(W, C, R, offs, cnt, q, c, two_over_m):
     if C.shape[1]:
         for j in range(C.shape[1]):
             s += R[q, j] * (1.0 - two_over_m * cnt[offs[j] + C[q, j]])
+    return s
+
+
+def _to_centroid_numeric(W, C, R, offs, cnt, q, c, two_over_m):
+    """:func:`_to_centroid` for a table of numbers only (no code columns)."""
+    s = 0.0
+    for j in range(c.size):
+        t = W[q, j] - c[j]
+        s += t * t
+    return s
+
+
+def _to_row_numeric(W, C, R, q, r, wr):
+    """:func:`_to_row` for a table of numbers only (no code columns)."""
+    s = 0.0
+    for j in range(wr.size):
+        t = W[q, j] - wr[j]
+        s += t * t
     return s
 
 
@@ -248,35 +264,30 @@ def _column_sums(W):
     return total
 
 
-def _variant(fn: types.FunctionType, suffix: str, names: dict) -> types.FunctionType:
-    """A copy of ``fn`` under another name whose globals resolve ``names`` differently, so
-    numba compiles (and caches) a serial and a parallel version of the same source."""
-    env = dict(fn.__globals__) | names
-    copy = types.FunctionType(fn.__code__, env, fn.__name__ + suffix, fn.__defaults__)
-    copy.__qualname__ = fn.__qualname__ + suffix
-    copy.__module__ = fn.__module__
-    return copy
-
-
-def _build(parallel: bool) -> dict:
-    suffix = "_parallel" if parallel else "_serial"
-    plain = {"_before": _before, "_to_centroid": _to_centroid, "_to_row": _to_row}
-    helpers = {name: jit(inline=True)(_variant(fn, suffix, {})) for name, fn in plain.items()}
+def _build(parallel: bool, coded: bool) -> dict:
+    suffix = ("_parallel" if parallel else "_serial") + ("_coded" if coded else "_numeric")
+    plain = {
+        "_before": _before,
+        "_to_centroid": _to_centroid if coded else _to_centroid_numeric,
+        "_to_row": _to_row if coded else _to_row_numeric,
+    }
+    helpers = {name: jit(inline=True)(variant(fn, suffix, {})) for name, fn in plain.items()}
     scans = {
-        "_farthest": jit(parallel=parallel)(_variant(_farthest, suffix, helpers)),
-        "_nearest": jit(parallel=parallel)(_variant(_nearest, suffix, helpers)),
+        "_farthest": jit(parallel=parallel)(variant(_farthest, suffix, helpers)),
+        "_nearest": jit(parallel=parallel)(variant(_nearest, suffix, helpers)),
     }
     names = helpers | scans
-    names["_remove"] = jit()(_variant(_remove, suffix, names))
-    names["_group_around"] = jit()(_variant(_group_around, suffix, names))
+    names["_remove"] = jit()(variant(_remove, suffix, names))
+    names["_group_around"] = jit()(variant(_group_around, suffix, names))
     return {
-        "steps": jit()(_variant(_steps, suffix, names)),
-        "finish": jit()(_variant(_finish, suffix, names)),
+        "steps": jit()(variant(_steps, suffix, names)),
+        "finish": jit()(variant(_finish, suffix, names)),
     }
 
 
-#: The compiled loop: ``KERNELS[parallel]["steps" | "finish"]`` (compiled on first call).
-KERNELS = {False: _build(False), True: _build(True)}
+#: The compiled loop, ``KERNELS[parallel, coded]["steps" | "finish"]``: serial or in chunks
+#: on threads, for tables with code columns or numbers only (each compiled on first call).
+KERNELS = {(p, c): _build(p, c) for p in (False, True) for c in (False, True)}
 
 
 class State:

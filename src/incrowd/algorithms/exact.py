@@ -219,5 +219,13 @@ class ExactPartition(Algorithm):
         return OBJECTIVES[self.objective].on(space)
 
     def _fit(self, space: MetricSpace) -> None:
-        self.cost_, self.partition_ = optimum(self.cost(space), space.n, self.k)
+        cost = self.cost(space)
+        self.cost_, self.partition_ = optimum(cost, space.n, self.k)
         self.lower_bound_ = self.cost_
+        if isinstance(cost, MaxRadius):  # the center of each crowd: any record, member or not
+            records = np.arange(space.n)
+            d = space.pairwise()
+            self.center_records_ = np.array(
+                [int(records[np.argmin(d[:, g].max(axis=1))]) for g in self.partition_.groups()],
+                dtype=np.intp,
+            )

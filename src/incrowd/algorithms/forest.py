@@ -22,7 +22,7 @@ from ..data.space import MetricSpace
 from ..params import CrowdSize, Flag, OneOf, Weights
 from ..partition import SUPPRESSED, Partition
 from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
-from ._improve_kernel import improve_labels
+from ._forest_improve import improve_labels
 
 __all__ = ["ForestKAnonymity", "MuApprox"]
 

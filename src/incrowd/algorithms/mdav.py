@@ -16,7 +16,7 @@ from ..params import CrowdSize, OneOf
 from ..partition import Partition
 from ._mdav_kernel import KERNELS, State
 
-__all__ = ["MDAV", "mdav_labels"]
+__all__ = ["MDAV", "compile_parallel", "mdav_labels"]
 
 #: Tables of fewer records run on one thread (a compiled parallel loop, and threads that a
 #: loaded machine may not run, do not pay for themselves there) ...
@@ -103,6 +103,13 @@ class MDAV(Algorithm):
         self.cost_ = self.cost(space).of(self.partition_.labels)
 
 
+def compile_parallel(geometry: Geometry) -> None:
+    """Compile (into the kernel cache) the multi-threaded loop for tables like this one."""
+    state = State(geometry.numeric, geometry.codes, geometry.entries, geometry.offsets)
+    coded = geometry.codes.shape[1] > 0
+    KERNELS[True, coded]["steps"](*state.arrays(), state.m, state.g, 3, False, 1, 2)
+
+
 def mdav_labels(geometry: Geometry, k: int, single: bool, n_threads: int) -> np.ndarray:
     """MDAV crowds of the records of an L2 geometry (classic: two per round; single: one).
 
@@ -114,17 +121,18 @@ def mdav_labels(geometry: Geometry, k: int, single: bool, n_threads: int) -> np.
     """
     state = State(geometry.numeric, geometry.codes, geometry.entries, geometry.offsets)
     chooser = _Chooser(n_threads if geometry.n >= PARALLEL_MIN_RECORDS else 1)
+    coded = geometry.codes.shape[1] > 0
     while True:
         parallel = chooser.next(state.m)
         before, start = state.m, time.perf_counter()
-        state.m, state.g = KERNELS[parallel]["steps"](
+        state.m, state.g = KERNELS[parallel, coded]["steps"](
             *state.arrays(), state.m, state.g, k, single, EPOCH, n_threads if parallel else 1
         )
         if state.m == before:
             break
         scanned = (before + state.m) / 2 * (before - state.m)
         chooser.record(parallel, (time.perf_counter() - start) / scanned)
-    KERNELS[False]["finish"](*state.arrays(), state.m, state.g, k, single)
+    KERNELS[False, coded]["finish"](*state.arrays(), state.m, state.g, k, single)
     return state.labels
 
 

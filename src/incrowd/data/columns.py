@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, SchemaError
-from .hierarchy import Hierarchy, value_key
+from .hierarchy import Hierarchy, factorize_keys
 from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing
 
 __all__ = [
@@ -125,14 +125,11 @@ def encode_qis(table: pd.DataFrame, schema: Schema) -> list[QIColumn]:
         if isinstance(metric, Numeric):
             columns.append(NumericColumn(name, metric, _parse_numeric(series, name)))
         elif isinstance(metric, Categorical):
-            keys = np.array([value_key(v) for v in series], dtype=object)
-            categories, codes = np.unique(keys, return_inverse=True)
-            columns.append(
-                CategoricalColumn(name, metric, codes.astype(np.intp), tuple(categories))
-            )
+            categories, codes = factorize_keys(series.to_numpy())
+            columns.append(CategoricalColumn(name, metric, codes, tuple(categories)))
         else:
             columns.append(
-                HierarchicalColumn(name, metric, metric.hierarchy.encode(list(series), name))
+                HierarchicalColumn(name, metric, metric.hierarchy.encode(series.to_numpy(), name))
             )
     return columns
 

@@ -20,9 +20,21 @@ import numpy as np
 
 from ..errors import HierarchyError
 
-__all__ = ["Hierarchy", "value_key"]
+__all__ = ["Hierarchy", "factorize_keys", "value_key"]
 
 ROOT = "*"
+
+
+def factorize_keys(values: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, codes)``: the distinct :func:`value_key` of ``values`` (sorted) and the
+    position of each value's key — computed on the distinct values only, so a column of a
+    million cells costs one hash pass, not a million Python calls."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=False)
+    raw = np.array([value_key(v) for v in uniques], dtype=object)
+    keys, inverse = np.unique(raw, return_inverse=True)
+    return keys, inverse.ravel()[codes].astype(np.intp)
 
 
 def value_key(value: object) -> str:
@@ -217,17 +229,19 @@ class Hierarchy:
 
     def encode(self, values: Sequence[object], column: str = "") -> np.ndarray:
         """Level codes, shape (n, height + 1), for data values; reports the first unknown value."""
-        keys = [value_key(v) for v in values]
-        try:
-            rows = np.fromiter((self._index[k] for k in keys), dtype=np.intp, count=len(keys))
-        except KeyError:
-            i, bad = next((i, k) for i, k in enumerate(keys) if k not in self._index)
+        keys, codes = factorize_keys(values)
+        missing = [k not in self._index for k in keys]
+        if any(missing):
+            unknown = np.flatnonzero(missing)
+            i = int(np.flatnonzero(np.isin(codes, unknown))[0])
+            bad = keys[codes[i]]
             where = f" of column {column!r}" if column else ""
             msg = (
                 f"value {bad!r}{where} (row {i + 1}) is not in its hierarchy "
                 f"(column 0 of {self.source})"
             )
-            raise HierarchyError(msg) from None
+            raise HierarchyError(msg)
+        rows = np.array([self._index[k] for k in keys], dtype=np.intp)[codes]
         return self.codes[rows]
 
     def label(self, level: int, code: int) -> str:

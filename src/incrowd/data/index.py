@@ -305,6 +305,14 @@ class NeighbourIndex:
             out.append((self.expand(ids)[:k], complete))
         return out
 
+    def nearest_to_points(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and records of the ``k`` nearest records of each row of ``query``
+        (coordinates of the dense embedding)."""
+        points = self.points
+        tree = cKDTree(points, leafsize=16)
+        dist, idx = tree.query(query, k=k, p=self.norm, workers=threads())
+        return np.asarray(dist).reshape(len(query), k), np.asarray(idx).reshape(len(query), k)
+
     def nearest_among(self, centers: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each record of ``who``: the position in ``centers`` of its nearest center, and
         the distance."""

@@ -187,11 +187,7 @@ class MetricSpace:
             dist, idx = index.neighbours(k - 1)
             own = np.arange(self.n).reshape(-1, 1)
             return np.hstack([np.zeros((self.n, 1)), dist]), np.hstack([own, idx])
-        from scipy.spatial import cKDTree
-
-        q = np.atleast_2d(query)
-        dist, idx = cKDTree(self.points).query(q, k=k, p=self.norm)
-        return np.asarray(dist).reshape(len(q), k), np.asarray(idx).reshape(len(q), k)
+        return index.nearest_to_points(np.atleast_2d(query), k)
 
     def radius_count(self, r: float) -> np.ndarray:
         """How many records lie within distance ``r`` (inclusive) of each record."""

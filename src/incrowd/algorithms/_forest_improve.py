@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._runtime import jit
+from .._runtime import jit, variant
 from ..costs.kernels import n_crowds, record_cost
 
 __all__ = ["improve_labels"]
+
+ALLOW_DELETE = False  # replaced by a constant in each compiled variant of _improve
 
 
 @jit()
@@ -89,18 +91,25 @@ def _delete_and_merge(
     return True
 
 
-@jit()
-def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm):
+def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm):
     """Improve ``labels`` in place (``cm``: the arrays of
-    :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number
-    of moves and deletions made."""
+    :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number of moves and
+    deletions made. ``ALLOW_DELETE`` is a compile-time constant of each compiled variant, so
+    the variant without deletion never compiles the deletion code."""
+    allow_delete = ALLOW_DELETE
     codes, ancestors = cm[2], cm[3]
     n = labels.size
     m = n_crowds(labels)
-    head = np.full(m, -1, dtype=np.intp)
-    nxt = np.full(n, -1, dtype=np.intp)
-    prv = np.full(n, -1, dtype=np.intp)
-    size = np.zeros(m, dtype=np.intp)
+    head = np.empty(m, dtype=np.intp)
+    size = np.empty(m, dtype=np.intp)
+    for c in range(m):
+        head[c] = -1
+        size[c] = 0
+    nxt = np.empty(n, dtype=np.intp)
+    prv = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        nxt[i] = -1
+        prv[i] = -1
     for i in range(n - 1, -1, -1):
         c = labels[i]
         if c >= 0:
@@ -119,7 +128,9 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
             cnt = _gather(head, nxt, c, -1, -1, buf)
             cost[c] = cnt * record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
-    seen = np.full(nbr.shape[1] * max(k, 1), -1, dtype=np.intp)
+    seen = np.empty(nbr.shape[1] * max(k, 1), dtype=np.intp)
+    for i in range(seen.size):
+        seen[i] = -1
     changes = 0
     for _ in range(max_rounds):
         changed = 0
@@ -192,3 +203,15 @@ def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_round
         if changed == 0:
             break
     return changes
+
+
+_KERNELS = {
+    flag: jit()(variant(_improve, "_delete" if flag else "_keep", {"ALLOW_DELETE": flag}))
+    for flag in (False, True)
+}
+
+
+def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm):  # noqa: ANN001, ANN201
+    """Improve ``labels`` in place: moves (``allow_move``) and, with ``allow_delete``,
+    deletions; returns the number of changes. See :func:`_improve`."""
+    return _KERNELS[bool(allow_delete)](labels, nbr, k, allow_move, row_cost, max_rounds, cm)

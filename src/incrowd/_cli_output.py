@@ -1,0 +1,91 @@
+"""What every command of the command line shares: its consoles, the one-line error
+handling, option parsing helpers and the progress display."""
+
+from __future__ import annotations
+
+import ast
+import os
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from .errors import IncrowdError, InputError
+
+__all__ = ["out_console", "err_console", "errors", "error", "parse_pairs", "literal", "progress"]
+
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def errors() -> Iterator[None]:
+    """One line and exit 2 for a user error; one line and exit 1 for a bug (traceback on
+    ``INCROWD_DEBUG=1``)."""
+    try:
+        yield
+    except IncrowdError as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        error(f"{exc.strerror or exc}: {exc.filename or ''}")
+        raise typer.Exit(2) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:  # a bug: say so plainly rather than dump a traceback
+        if os.environ.get("INCROWD_DEBUG"):
+            traceback.print_exc()
+        err_console.print(
+            f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
+            "(set INCROWD_DEBUG=1 for the traceback, and please report it)"
+        )
+        raise typer.Exit(1) from None
+
+
+def error(text: str) -> None:
+    """One line on standard error; the text is the user's, never read as markup."""
+    err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
+
+
+def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            msg = f"{what} must look like NAME=VALUE, got {item!r}"
+            raise InputError(msg)
+        pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+@contextmanager
+def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A progress bar over the pipeline's stages, on standard error."""
+    if not enabled:
+        yield lambda _name: None
+        return
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=True) as progress:
+        task = progress.add_task("reading the input", total=6)
+
+        def stage(name: str) -> None:
+            progress.update(task, description=name, advance=1)
+
+        yield stage
