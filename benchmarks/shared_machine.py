@@ -10,13 +10,12 @@ core, started a second before and stopped after.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import save, table
+
 BUSY = "import time\nt = time.time()\nwhile time.time() - t < 900: pass\n"
 #: a multi-threaded neighbour: matrix products on every core (OpenBLAS threads)
 BUSY_THREADS = (
@@ -62,13 +61,11 @@ def main() -> None:
         rows.append({"busy_jobs": label, "seconds": [round(s, 2) for s in seconds],
                      "best": round(best, 2), "ratio_to_idle": round(best / idle, 2)})  # fmt: skip
         print(f"beside {label} busy job(s): {best:.2f} s (runs {seconds}); {best / idle:.2f}x")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "shared_machine.json").write_text(json.dumps(rows, indent=2))
-    print("\n| MDAV on Adult, k = 5 | seconds (best of 3) | × alone |")
-    print("|---|---|---|")
-    for r in rows:
-        print(f"| beside {r['busy_jobs']} CPU-bound job(s) | {r['best']:.2f} | "
-              f"{r['ratio_to_idle']:.2f} |")  # fmt: skip
+    save("shared_machine", rows)
+    header = ["MDAV on Adult, k = 5", "seconds (best of 3)", "× alone"]
+    lines = [[f"beside {r['busy_jobs']} CPU-bound job(s)", f"{r['best']:.2f}",
+              f"{r['ratio_to_idle']:.2f}"] for r in rows]  # fmt: skip
+    print("\n" + table(header, lines))
 
 
 if __name__ == "__main__":

@@ -16,9 +16,10 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import save
+from _results import table as markdown
+
 N = 200_000
 
 
@@ -71,13 +72,11 @@ def main() -> None:
                               text=True, check=True)  # fmt: skip
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(rows[-1])
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "wide_categorical.json").write_text(json.dumps(rows, indent=2))
-    print("\n| method | records | distinct names | seconds | peak memory | NCP |")
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['method']} | {r['records']:,} | {r['distinct_names']:,} | {r['seconds']} | "
-              f"{r['peak_rss_gb']} GB | {r['ncp']} |")  # fmt: skip
+    save("wide_categorical", rows)
+    header = ["method", "records", "distinct names", "seconds", "peak memory", "NCP"]
+    lines = [[r["method"], f"{r['records']:,}", f"{r['distinct_names']:,}", r["seconds"],
+              f"{r['peak_rss_gb']} GB", r["ncp"]] for r in rows]  # fmt: skip
+    print("\n" + markdown(header, lines))
 
 
 if __name__ == "__main__":

@@ -17,10 +17,30 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 from .errors import IncrowdError, InputError
 
-__all__ = ["out_console", "err_console", "errors", "error", "parse_pairs", "literal", "progress"]
+__all__ = [
+    "TERMINATED",
+    "err_console",
+    "error",
+    "errors",
+    "literal",
+    "out_console",
+    "parse_pairs",
+    "progress",
+    "terminate",
+]
 
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+#: The signal that asked the command to stop, once one did.
+TERMINATED: list[int] = []
+
+
+def terminate(signum: int, _frame: object) -> None:
+    """SIGTERM handler: unwind like Ctrl-C (``finally`` blocks remove temporary files)."""
+    TERMINATED.append(signum)
+    raise SystemExit(128 + signum)
 
 
 @contextmanager
@@ -38,6 +58,8 @@ def errors() -> Iterator[None]:
     except typer.Exit:
         raise
     except Exception as exc:  # a bug: say so plainly rather than dump a traceback
+        if TERMINATED:  # a kill turned into some exception (inside an import): just stop
+            raise typer.Exit(128 + TERMINATED[0]) from None
         if os.environ.get("INCROWD_DEBUG"):
             traceback.print_exc()
         err_console.print(

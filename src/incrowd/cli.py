@@ -18,7 +18,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
-from ._cli_output import err_console, error, errors, literal, out_console, parse_pairs, progress
+from ._cli_output import (
+    TERMINATED,
+    err_console,
+    error,
+    errors,
+    literal,
+    out_console,
+    parse_pairs,
+    progress,
+    terminate,
+)
 from .errors import InputError
 from .job import Job
 
@@ -337,6 +347,8 @@ def run(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        if TERMINATED:  # a kill arrived inside an import or a C extension: just stop
+            return 128 + TERMINATED[0]
         format_message = getattr(exc, "format_message", None)
         if not callable(format_message):  # not a usage error: the command's own handler
             raise
@@ -351,12 +363,11 @@ def run(argv: Sequence[str]) -> int:
 def main() -> None:
     """Console-script entry point."""
     # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
-    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGTERM, terminate)
     sys.exit(run(sys.argv[1:]))
 
 
-def _terminate(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
+
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -146,6 +146,17 @@ def subset_sse(X, k):
     return out
 
 
+@jit(inline=True)
+def _members_of(s, n, members):
+    """Write the members of the bitmask ``s`` into ``members``; return how many."""
+    m = 0
+    for i in range(n):
+        if (s >> i) & 1:
+            members[m] = i
+            m += 1
+    return m
+
+
 @jit()
 def subset_radius(D, k):
     """For every subset with at least ``k`` members: the smallest over all records of the
@@ -154,11 +165,7 @@ def subset_radius(D, k):
     out = np.zeros(1 << n)
     members = np.empty(n, dtype=np.intp)
     for s in range(1, 1 << n):
-        m = 0
-        for i in range(n):
-            if (s >> i) & 1:
-                members[m] = i
-                m += 1
+        m = _members_of(s, n, members)
         if m < k:
             continue
         best = np.inf
@@ -181,11 +188,7 @@ def subset_generalization(n, k, cm, stamp):
     tick = 1
     b = cm[2].shape[1]
     for s in range(1, 1 << n):
-        m = 0
-        for i in range(n):
-            if (s >> i) & 1:
-                members[m] = i
-                m += 1
+        m = _members_of(s, n, members)
         if m < k:
             continue
         out[s] = m * record_cost(members[:m], cm, stamp, tick)
