@@ -229,3 +229,30 @@ def test_factor_methods_from_the_command_line(people, tmp_path, method, k, extra
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "out.json").read_text())
     assert meta["k_achieved"] >= int(k) and meta["certified_ratio"] >= 1.0
+
+
+def test_help_marks_required_options_and_shows_defaults():
+    result = runner.invoke(app, ["anonymize", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert text.count("(required unless given in --config)") >= 3  # INPUT, --qi, --k, --out
+    assert "[default: (mdav)]" in text and "[default: (generalized)]" in text
+    assert "--drop-missing" not in text  # one missing-values flag: --missing
+
+
+def test_crowds_and_published_groups_are_both_explained(people, tmp_path):
+    # ages alone, k = 3: crowds whose ranges coincide merge into one published group
+    result = anonymize(people, tmp_path, "--qi", "sex", "--k", "3", "--method", "forest")
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["n_groups"] <= meta["n_crowds"]
+    if meta["n_groups"] < meta["n_crowds"]:
+        assert "groups of identical quasi-identifiers" in result.stdout
+    check = invoke("verify", tmp_path / "out.csv", "--qi", "sex", "--k", "3")
+    assert f"in {meta['n_groups']} groups of identical quasi-identifiers" in check.stdout
+
+
+def test_python_dash_m_incrowd_works():
+    done = subprocess.run([sys.executable, "-m", "incrowd", "--version"], capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith("incrowd ")

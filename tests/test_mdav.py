@@ -214,3 +214,30 @@ def test_a_dominant_value_leaves_no_record_out():
     for variant in ("classic", "single"):
         part = MDAV(k=4, variant=variant).fit(space).partition_
         assert part.n_suppressed == 0 and part.min_size >= 4
+
+
+def test_the_chooser_leaves_threads_that_do_not_pay():
+    """On a loaded machine parallel epochs measure slower: MDAV then runs serial epochs and
+    times the parallel variant again only rarely (after 8, 16, 32, ... epochs)."""
+    from incrowd.algorithms.mdav import _Chooser
+
+    chooser = _Chooser(n_threads=2)
+    timeline = []
+    for _ in range(200):
+        parallel = chooser.next(m=100_000)
+        timeline.append(parallel)
+        chooser.record(parallel, 3e-9 if parallel else 1e-9)  # parallel 3x slower
+    assert sum(timeline[-100:]) <= 3  # almost only serial once it knows
+    probes = [i for i, p in enumerate(timeline) if p and i > 5]
+    gaps = np.diff(probes)
+    assert np.all(gaps[1:] >= gaps[:-1])  # the probes thin out
+    # an idle machine: parallel faster, and it stays parallel
+    chooser = _Chooser(n_threads=2)
+    timeline = []
+    for _ in range(100):
+        parallel = chooser.next(m=100_000)
+        timeline.append(parallel)
+        chooser.record(parallel, 1e-9 if parallel else 2e-9)
+    assert sum(timeline) >= 90
+    assert not _Chooser(n_threads=1).next(m=100_000)  # one thread: serial
+    assert not _Chooser(n_threads=2).next(m=100)  # short passes: serial

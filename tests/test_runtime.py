@@ -132,3 +132,29 @@ def test_chunked_runs_every_range_once():
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
     got = _runtime.chunked(lambda lo, hi: np.arange(lo, hi), ranges)
     np.testing.assert_array_equal(np.concatenate(got), np.arange(1000))
+
+
+WIDE = textwrap.dedent(
+    """
+    import resource, sys
+    resource.setrlimit(resource.RLIMIT_DATA, (1_500_000_000, 1_500_000_000))
+    import numpy as np, pandas as pd, incrowd
+    n = 20_000
+    rng = np.random.default_rng(0)
+    t = pd.DataFrame({"name": [f"n{i}" for i in rng.permutation(n)],
+                      "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n)})
+    s = incrowd.Schema({"name": incrowd.Categorical(), "age": incrowd.Numeric(),
+                        "sex": incrowd.Categorical()})
+    for method in ("forest", "mdav"):
+        r = incrowd.anonymize(t, s, 3, method=method, seed=1)
+        assert incrowd.verify(r, ["name", "age", "sex"], 3).ok
+    print("ok")
+    """
+)
+
+
+def test_a_label_with_as_many_values_as_records_fits_in_memory():
+    """Issue 9 #10: 20,000 distinct names in 20,000 records, under a 1.5 GB data limit.
+    A dense one-hot matrix alone would need 20,000 × 20,000 × 8 bytes = 3.2 GB."""
+    done = subprocess.run([sys.executable, "-c", WIDE], capture_output=True, text=True)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]

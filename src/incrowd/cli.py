@@ -39,7 +39,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
-REQUIRED = "[required unless given in --config]"
+REQUIRED = "(required unless given in --config)"
 
 
 @app.command()
@@ -289,7 +289,8 @@ def evaluate(
     grid.add_column("value", justify="right")
     grid.add_column("recorded at release", justify="right")
     recorded = dict((meta or {}).get("loss", {})) | {
-        k: (meta or {}).get(k) for k in ("n_input", "n_released", "n_suppressed", "k_achieved")
+        k: (meta or {}).get(k)
+        for k in ("n_input", "n_released", "n_suppressed", "n_groups", "k_achieved")
     }
     for key, value in figures.items():
         shown = "—" if value is None else (f"{value:.6g}" if isinstance(value, float) else value)
@@ -365,9 +366,6 @@ def main() -> None:
     # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
     signal.signal(signal.SIGTERM, terminate)
     sys.exit(run(sys.argv[1:]))
-
-
-
 
 
 if __name__ == "__main__":  # pragma: no cover
