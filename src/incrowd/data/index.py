@@ -370,17 +370,11 @@ class SubsetIndex:
 def _self_first(dist: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lists with each row itself first: distinct rows can still be at distance 0 (a node
     that costs nothing to generalize), and a tree may list such a twin first."""
-    m, q = idx.shape
-    me = np.arange(m)[:, None]
-    wrong = np.flatnonzero(idx[:, 0] != me[:, 0])
-    for u in wrong:
-        row = [v for v in idx[u] if v != u]
-        dist[u] = (
-            np.concatenate(([0.0], dist[u][idx[u] != u]))[:q]
-            if u in idx[u]
-            else (np.concatenate(([0.0], dist[u][:-1])))
-        )
-        idx[u] = ([u] + row)[:q]
+    q = idx.shape[1]
+    for u in np.flatnonzero(idx[:, 0] != np.arange(idx.shape[0])):
+        others = idx[u] != u
+        idx[u] = np.concatenate(([u], idx[u][others]))[:q]
+        dist[u] = np.concatenate(([0.0], dist[u][others]))[:q]
     return dist, idx
 
 

@@ -73,6 +73,7 @@ class MetricSpace:
     blocks: tuple[Block, ...] = ()
     columns: tuple[QIColumn, ...] = field(default=(), repr=False)
     _indexes: dict[Hashable, NeighbourIndex] = field(default_factory=dict, repr=False)
+    _twins: dict[int, Geometry] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -151,14 +152,13 @@ class MetricSpace:
         """This space's geometry under ``norm`` (itself, or its twin built once)."""
         if norm == self.norm:
             return self.geometry
-        twin = self._indexes.get(("twin", norm))
-        if twin is None:
-            if self.columns:
-                twin = Geometry.from_columns(self.columns, norm, key=("space", norm))
-            else:
-                twin = Geometry.from_array(self.geometry.numeric, norm)
-            self._indexes[("twin", norm)] = twin  # type: ignore[assignment]
-        return twin  # type: ignore[return-value]
+        if norm not in self._twins:
+            self._twins[norm] = (
+                Geometry.from_columns(self.columns, norm, key=("space", norm))
+                if self.columns
+                else Geometry.from_array(self.geometry.numeric, norm)
+            )
+        return self._twins[norm]
 
     # ------------------------------------------------------------ neighbours
     def index(self, geometry: Geometry | None = None) -> NeighbourIndex:
