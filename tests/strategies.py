@@ -1,4 +1,5 @@
-"""Hypothesis strategies for random tables with every kind of column role."""
+"""Tables the tests share: hypothesis strategies for random tables with every kind of
+column role, and a small fixed table of people."""
 
 from __future__ import annotations
 
@@ -6,6 +7,17 @@ import pandas as pd
 from hypothesis import strategies as st
 
 from incrowd import Categorical, Hierarchical, Hierarchy, Numeric, Schema
+
+#: Twelve people with an identifier, three quasi-identifiers and a sensitive column.
+PEOPLE = pd.DataFrame(
+    {
+        "name": [f"p{i}" for i in range(12)],
+        "age": [23, 25, 31, 35, 36, 40, 41, 47, 52, 58, 60, 61],
+        "sex": ["Male", "Female"] * 6,
+        "zip": ["13053", "13068", "13053", "14850", "14853", "14850"] * 2,
+        "disease": ["flu", "cold", "none", "flu", "cold", "none"] * 2,
+    }
+)
 
 LETTERS = Hierarchy.from_rows(
     [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"], ["e", "e", "*"]],

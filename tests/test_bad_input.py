@@ -5,20 +5,12 @@ import os
 
 import pandas as pd
 import pytest
+from strategies import PEOPLE
 
 from incrowd import InputError, ParameterError, SchemaError, anonymize, verify
 from incrowd.cli import run
 from incrowd.datasets import adult_hierarchy_path
 
-PEOPLE = pd.DataFrame(
-    {
-        "name": [f"p{i}" for i in range(12)],
-        "age": [23, 25, 31, 35, 36, 40, 41, 47, 52, 58, 60, 61],
-        "sex": ["Male", "Female"] * 6,
-        "zip": ["13053", "13068", "13053", "14850", "14853", "14850"] * 2,
-        "disease": ["flu", "cold", "none", "flu", "cold", "none"] * 2,
-    }
-)
 RACE = str(adult_hierarchy_path("race"))
 GOOD = ("--qi", "age,sex", "--k", "3")
 

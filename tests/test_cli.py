@@ -4,6 +4,7 @@ import sys
 
 import pandas as pd
 import pytest
+from strategies import PEOPLE
 from typer.testing import CliRunner
 
 from incrowd.cli import app
@@ -20,15 +21,7 @@ def invoke(*args):
 
 @pytest.fixture
 def people(tmp_path):
-    frame = pd.DataFrame(
-        {
-            "name": [f"p{i}" for i in range(12)],
-            "age": [23, 25, 31, 35, 36, 40, 41, 47, 52, 58, 60, 61],
-            "sex": ["Male", "Female"] * 6,
-            "zip": ["13053", "13068", "13053", "14850", "14853", "14850"] * 2,
-            "disease": ["flu", "cold", "none", "flu", "cold", "none"] * 2,
-        }
-    )
+    frame = PEOPLE
     path = tmp_path / "people.csv"
     frame.to_csv(path, index=False, sep=";")
     return path

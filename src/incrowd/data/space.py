@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, ParameterError
-from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn, encode_qis
+from .columns import CategoricalColumn, NumericColumn, QIColumn, encode_qis
 from .geometry import Geometry, numeric_offset_scale
 from .index import NeighbourIndex
 from .io import as_dataframe
@@ -143,10 +143,6 @@ class MetricSpace:
         pts = self.geometry.dense()
         pts.setflags(write=False)
         return pts
-
-    @property
-    def hierarchical_columns(self) -> tuple[HierarchicalColumn, ...]:
-        return tuple(c for c in self.columns if isinstance(c, HierarchicalColumn))
 
     def geometry_in(self, norm: Literal[1, 2]) -> Geometry:
         """This space's geometry under ``norm`` (itself, or its twin built once)."""
