@@ -83,7 +83,7 @@ def test_other_release_forms(people, tmp_path, form):
 def test_job_file_with_flags_overriding(people, tmp_path):
     job = tmp_path / "job.toml"
     job.write_text(
-        f'input = "{people.name}"\nout = "out.csv"\nk = 2\nseed = 1\n'
+        f'input = "{people.name}"\nout = "out.csv"\nk = 2\nseed = 1\nmethod = "mdav"\n'
         '[columns]\nqi = ["age", "zip"]\nidentifier = ["name"]\n'
         '[hierarchy]\nzip = "prefix"\n[params]\nvariant = "single"\n'
     )
@@ -229,7 +229,7 @@ def test_help_marks_required_options_and_shows_defaults():
     assert result.exit_code == 0
     text = " ".join(result.output.split())
     assert text.count("(required unless given in --config)") >= 3  # INPUT, --qi, --k, --out
-    assert "[default: (mdav)]" in text and "[default: (generalized)]" in text
+    assert "[default: (local-recoding (generalized release), mdav (the others))]" in text and "[default: (generalized)]" in text
     assert "--drop-missing" not in text  # one missing-values flag: --missing
 
 

@@ -72,15 +72,17 @@ def test_quality_hierarchy_costs_h_over_l() -> None:
     table = pd.DataFrame({"Quality": ["A+", "A", "B+", "B"]})
     schema = Schema({"Quality": Hierarchical(_quality_hierarchy())})
     space = MetricSpace.from_table(table, schema, norm=1)
-    model = ForestKAnonymity(k=2).fit(space)
+    model = ForestKAnonymity(k=2, loss="height").fit(space)
     # {A+, A} and {B+, B} meet at level 1 of 2: cost 1/2 per entry
     assert model.cost_ == pytest.approx(4 * 0.5)
     assert model.labels_.tolist() == [0, 0, 1, 1]
     release = incrowd.anonymize(table, schema, 2, method="forest", seed=0)
     assert sorted(release.table["Quality"]) == ["A", "A", "B", "B"]
-    gm = GeneralizationCost.from_columns(space.columns)
+    gm = GeneralizationCost.from_columns(space.columns, loss="height")
     assert gm.pair(0, 1) == pytest.approx(0.5)  # A+ and A meet at level 1
     assert gm.pair(0, 2) == pytest.approx(1.0)  # A+ and B+ meet at the top
+    # NCP prices A by the input values under it: A+ and A of the 4 present, 1/3
+    assert GeneralizationCost.from_columns(space.columns).pair(0, 1) == pytest.approx(1 / 3)
 
 
 def test_figure_1_3_five_anonymity_suppresses_all_20_entries() -> None:

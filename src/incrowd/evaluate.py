@@ -5,9 +5,9 @@ to one; every figure here is computed from the published cells and from the doma
 input columns (and the suppressed count in the metadata):
 
 - ``ncp`` (generalized releases): the normalized certainty penalty of every published cell
-  — range width over column range, ``*`` = 1, a hierarchy label = (values it covers − 1) /
-  (values in the hierarchy − 1), a value set ``{a|b}`` = (values in it − 1) / (domain − 1)
-  — with a suppressed record costing 1 per cell.
+  as :mod:`incrowd.data.ncp` defines it (range width over the input's range, ``*`` = 1, a
+  label or a value set by the input values it covers), a suppressed record costing 1 per
+  cell.
 - ``sse`` / ``l_sse`` over the numeric quasi-identifiers (microaggregated and centers
   releases, whose numeric values are crowd means): SSE = SST − SSB, where SSB is the spread
   of the published means around the overall mean. Scaling follows the schema's metrics.
@@ -26,6 +26,7 @@ import pandas as pd
 
 from .costs import SSE
 from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
+from .data.ncp import domain_size, label_penalties, present_values, range_of_label
 from .data.schema import Numeric, Schema
 from .data.space import MetricSpace
 from .errors import InputError
@@ -38,23 +39,11 @@ __all__ = ["evaluate_release", "parse_range", "published_discernibility"]
 
 def parse_range(text: str) -> tuple[float, float]:
     """Read a published numeric cell: ``"39"`` or ``"35-39"`` (also ``"-5--3"``, ``"1e-05-2"``)."""
-    text = str(text).strip()
-    try:
-        v = float(text)
-        return v, v
-    except ValueError:
-        pass
-    for i in range(1, len(text)):
-        if text[i] != "-":
-            continue
-        try:
-            lo, hi = float(text[:i]), float(text[i + 1 :])
-        except ValueError:
-            continue
-        if lo <= hi:
-            return lo, hi
-    msg = f"cannot read {text!r} as a number or a range lo-hi"
-    raise InputError(msg)
+    bounds = range_of_label(str(text))
+    if bounds is None:
+        msg = f"cannot read {str(text).strip()!r} as a number or a range lo-hi"
+        raise InputError(msg)
+    return bounds
 
 
 def evaluate_release(
@@ -133,30 +122,46 @@ def _ncp(published: pd.DataFrame, columns: list, n_suppressed: int) -> float:
 
 
 def _cell_penalty(col: Any, cell: str) -> float:
+    """NCP of one published cell (:mod:`incrowd.data.ncp`), from the cell's text alone."""
     if isinstance(col, NumericColumn):
-        span = float(col.values.max() - col.values.min())
+        v = col.values
+        lo_all, hi_all = float(v.min()), float(v.max())
+        if cell == SUPPRESSED_VALUE:
+            return 1.0 if hi_all > lo_all else 0.0
         lo, hi = parse_range(cell)
-        return (hi - lo) / span if span > 0 else 0.0
+        width = min(hi, hi_all) - max(lo, lo_all)
+        return max(width, 0.0) / (hi_all - lo_all) if hi_all > lo_all else 0.0
+    domain = domain_size(col)
+    if domain <= 1:
+        return 0.0
     members = parse_value_set(cell)
     if members is not None:
-        domain = col.categories if isinstance(col, CategoricalColumn) else col.hierarchy.values
-        unknown = next((v for v in members if v not in domain), None)
-        if unknown is not None:
-            msg = f"published set {cell!r} of {col.name!r} holds {unknown!r}, not in the data"
-            raise InputError(msg)
-        return (len(set(members)) - 1) / (len(domain) - 1) if len(domain) > 1 else 0.0
+        covered = np.unique(np.concatenate([_covered(col, v, cell) for v in members]))
+        return (covered.size - 1) / (domain - 1)
     if isinstance(col, CategoricalColumn):
-        if len(col.categories) <= 1:
-            return 0.0
         return 1.0 if cell == SUPPRESSED_VALUE and cell not in col.categories else 0.0
     assert isinstance(col, HierarchicalColumn)
-    hierarchy = col.hierarchy
-    found = hierarchy.level_of_label(cell)
+    found = col.hierarchy.level_of_label(cell)
     if found is None:
         msg = f"published value {cell!r} of {col.name!r} is not a label of its hierarchy"
         raise InputError(msg)
-    total = len(hierarchy.values)
-    return (hierarchy.leaves_under(*found) - 1) / (total - 1) if total > 1 else 0.0
+    level, code = found
+    return float(label_penalties(col)[level][code])
+
+
+def _covered(col: Any, member: str, cell: str) -> np.ndarray:
+    """Input values (leaf codes) a member of a published set stands for."""
+    present = present_values(col)
+    if isinstance(col, CategoricalColumn):
+        if member in col.categories:
+            return np.array([col.categories.index(member)])
+    else:
+        found = col.hierarchy.level_of_label(member)
+        if found is not None:
+            level, code = found
+            return present[col.hierarchy.codes[present, level] == code]
+    msg = f"published set {cell!r} of {col.name!r} holds {member!r}, not in the data"
+    raise InputError(msg)
 
 
 def _numeric_sse(

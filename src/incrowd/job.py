@@ -5,7 +5,8 @@ A job file names the same things as the command-line flags::
     input = "adult.csv"          # paths are relative to the job file
     out = "adult-k5.csv"
     k = 5
-    method = "mdav"              # see `incrowd methods`
+    method = "mdav"              # see `incrowd methods`; default: local-recoding for the
+                                 # generalized release, mdav for the others
     release = "generalized"      # or "microaggregated", "centers"
     seed = 1
     sep = ";"
@@ -60,7 +61,7 @@ class Job:
     input: str | None = None
     out: str | None = None
     k: int | None = None
-    method: str = "mdav"
+    method: str | None = None
     release: str = "generalized"
     seed: int | None = None
     sep: str | None = None

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .data.columns import QIColumn
+from .data.ncp import domain_size, label_penalties
 from .partition import Partition
 from .release.crowds import (
     CategoricalSummary,
@@ -37,9 +38,7 @@ def ncp_loss(
 ) -> float:
     """Normalized certainty penalty of the generalized table, averaged over all cells.
 
-    Per cell: a numeric range costs (hi − lo) / (column max − min); a categorical ``*`` costs 1;
-    a hierarchy label costs (values it covers − 1) / (values in the hierarchy − 1); with
-    ``generalize="sets"`` a set of values costs (values in the set − 1) / (domain − 1). A
+    Per cell as :mod:`incrowd.data.ncp` defines it (the domain: the input's values). A
     suppressed record (including ``extra_suppressed`` records left out before partitioning)
     costs 1 per cell. 0 is the original table, 1 everything suppressed.
     """
@@ -56,26 +55,22 @@ def ncp_loss(
 
 
 def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
-    """NCP of the generalized cell each crowd publishes for one quasi-identifier."""
+    """NCP of the generalized cell each crowd publishes for one quasi-identifier
+    (:mod:`incrowd.data.ncp`)."""
     if isinstance(summary, NumericSummary):
         v = summary.column.values
         span = float(v.max() - v.min())
         return (summary.hi - summary.lo) / span if span > 0 else np.zeros(summary.lo.size)
     if sets:
-        col = summary.column
-        domain = (
-            len(col.categories)
-            if isinstance(summary, CategoricalSummary)
-            else len(col.hierarchy.values)
-        )
+        domain = domain_size(summary.column)
         held = np.bincount(summary.present[0], minlength=summary.mode.size).astype(np.float64)
         return (held - 1.0) / (domain - 1.0) if domain > 1 else np.zeros(held.size)
     if isinstance(summary, CategoricalSummary):
-        single = len(summary.column.categories) <= 1
+        single = domain_size(summary.column) <= 1
         return np.zeros(summary.agrees.size) if single else (~summary.agrees).astype(np.float64)
-    hierarchy = summary.column.hierarchy
-    total = len(hierarchy.values)
-    if total <= 1:
-        return np.zeros(summary.level.size)
-    covered = hierarchy.leaves_under_many(summary.level, summary.node).astype(np.float64)
-    return (covered - 1.0) / (total - 1.0)
+    penalties = label_penalties(summary.column)
+    out = np.zeros(summary.level.size)
+    for level in np.unique(summary.level):
+        at = summary.level == level
+        out[at] = penalties[int(level)][summary.node[at]]
+    return out

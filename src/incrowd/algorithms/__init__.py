@@ -8,12 +8,14 @@ from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
 from .forest import ForestKAnonymity, MuApprox
 from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
 from .mdav import MDAV
+from .recoding import LocalRecoding
 
 __all__ = [
     "METHODS",
     "MDAV",
     "ExactPartition",
     "ForestKAnonymity",
+    "LocalRecoding",
     "MuApprox",
     "KRCenter",
     "KRCenterOutliers",
@@ -32,6 +34,7 @@ METHODS: dict[str, type[Algorithm]] = {
     "r-gather-outliers": RGatherOutliers,
     "kr-center": KRCenter,
     "kr-center-outliers": KRCenterOutliers,
+    "local-recoding": LocalRecoding,
     "forest": ForestKAnonymity,
     "mu-approx": MuApprox,
     "2-anonymity": TwoAnonymity,

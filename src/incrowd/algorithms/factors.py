@@ -135,7 +135,7 @@ class _Anonymity(_FactorMethod):
         *,
         weights: Mapping[str, float] | None = None,
         generalize: GeneralizeForm = "levels",
-        loss: LevelLoss = "height",
+        loss: LevelLoss = "ncp",
     ) -> None:
         self.k = k
         self.weights = weights
@@ -210,7 +210,7 @@ class TwoAnonymity(_Anonymity):
         "k": CrowdSize(fixed=2),
         "weights": Weights(),
         "generalize": OneOf("levels", "sets"),
-        "loss": OneOf("height", "ncp"),
+        "loss": OneOf("ncp", "height"),
     }
     kind: ClassVar[FactorKind] = "12"
     sizes: ClassVar[tuple[int, ...]] = (2, 3)
@@ -268,7 +268,7 @@ class ThreeAnonymity(_Anonymity):
         *,
         weights: Mapping[str, float] | None = None,
         generalize: GeneralizeForm = "levels",
-        loss: LevelLoss = "height",
+        loss: LevelLoss = "ncp",
     ) -> None:
         super().__init__(k, weights=weights, generalize=generalize, loss=loss)
 

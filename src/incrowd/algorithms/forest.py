@@ -49,9 +49,9 @@ class ForestKAnonymity(Algorithm):
     """k-anonymity with generalization: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5).
 
     Each record is a vertex; the edge between two records weighs what a crowd of the two
-    would cost per record, ``Σ_j w_j · h_ab(j) / l_j``: ``h_ab(j)`` is the lowest hierarchy
-    level on which attribute ``j`` of the two agrees and ``l_j`` the hierarchy's height
-    (:mod:`incrowd.data.generalization`). FOREST (Sec. 4.1) links each small tree's sink to
+    would cost per record, ``Σ_j w_j c_j(a, b)``, the cost of the lowest hierarchy label
+    on which attribute ``j`` of the two agrees (the paper's ``h_ab(j) / l_j`` with
+    ``loss="height"``; :mod:`incrowd.costs.generalization`). FOREST (Sec. 4.1) links each small tree's sink to
     its nearest neighbour outside the tree among its ``k − 1`` nearest, until every tree has
     ``k`` records; its weight is at most OPT (Lemma 3). DECOMPOSE-COMPONENT (Sec. 4.2) then
     splits every tree above ``max(2k − 1, 3k − 5)`` records into two trees of at least ``k``,
@@ -76,11 +76,11 @@ class ForestKAnonymity(Algorithm):
         What a crowd publishes for a categorical attribute, and so what the cost counts:
         ``"levels"`` a hierarchy label (the paper's cost ``h / l``); ``"sets"`` the set of
         values present, costing ``(distinct − 1) / (domain − 1)`` (the NCP of a value set).
-    loss : {"height", "ncp"}, default "height"
-        How ``"levels"`` prices a hierarchy label: by its level, ``h / l`` (the paper), or
-        by the values it covers, ``(covered − 1) / (domain − 1)`` (its NCP, what ARX's loss
-        and the peer comparisons measure). Both satisfy what the analysis needs, so the
-        guarantee holds for either.
+    loss : {"ncp", "height"}, default "ncp"
+        How ``"levels"`` prices a hierarchy label: by the input values it covers, its NCP
+        (:mod:`incrowd.data.ncp`; what ARX's loss and the peer comparisons measure), or by
+        its level, ``h / l`` (the paper's cost). Both satisfy what the analysis needs, so
+        the guarantee holds for either.
     improve : bool, default True
         After the paper's algorithm, split every tree that still splits into two of at least
         ``k`` (never raises the cost), then move records between crowds, one at a time, when
@@ -139,7 +139,7 @@ class ForestKAnonymity(Algorithm):
         "weights": Weights(),
         "allow_deletion": Flag(),
         "generalize": OneOf("levels", "sets"),
-        "loss": OneOf("height", "ncp"),
+        "loss": OneOf("ncp", "height"),
         "improve": Flag(),
     }
 
@@ -150,7 +150,7 @@ class ForestKAnonymity(Algorithm):
         weights: Mapping[str, float] | None = None,
         allow_deletion: bool = False,
         generalize: GeneralizeForm = "levels",
-        loss: LevelLoss = "height",
+        loss: LevelLoss = "ncp",
         improve: bool = True,
     ) -> None:
         self.k = k

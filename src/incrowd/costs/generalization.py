@@ -8,9 +8,10 @@ per record, for attribute ``j`` with weight ``w_j``:
   the crowd agrees and ``l_j`` the hierarchy's height (a categorical attribute without a
   hierarchy has one level: its value, or ``*``) — the cost of Aggarwal et al.,
   *Approximation Algorithms for k-Anonymity*, Sec. 2 (``loss="height"``); or, with
-  ``loss="ncp"``, ``w_j * (leaves under the label - 1) / (leaves - 1)``, the label's NCP;
+  ``loss="ncp"`` (the default), ``w_j`` times the label's NCP (:mod:`incrowd.data.ncp`:
+  the input values it covers);
 - ``"sets"`` (the set of values present, ``{a|b}``): ``w_j * (distinct - 1) / (domain - 1)``,
-  the normalized certainty penalty of a value set.
+  the normalized certainty penalty of a value set (domain: the distinct input values).
 
 A crowd of ``|C|`` records costs ``|C|`` times the sum over attributes. Each per-attribute
 cost ``c`` of a set of records has the two properties the k-anonymity analysis needs:
@@ -37,6 +38,7 @@ import numpy as np
 
 from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
 from ..data.geometry import Geometry, node_costs
+from ..data.ncp import domain_size
 from ..errors import ParameterError
 from .base import Cost
 from .kernels import record_cost, subset_generalization
@@ -69,7 +71,7 @@ class GeneralizationCost(Cost):
     ancestors: np.ndarray  # (b, L + 1, D): node of each leaf at each level
     node_cost: np.ndarray  # (b, L + 1, D): cost of generalizing to node (level, code)
     height: np.ndarray  # (b,) levels above the leaves (levels form)
-    domain: np.ndarray  # (b,) number of leaves (sets form)
+    domain: np.ndarray  # (b,) number of distinct input values (sets form)
     sets: np.ndarray  # (b,) bool: published as a value set
     cat_weight: np.ndarray  # (b,)
     geometry: Geometry = field(repr=False)
@@ -80,7 +82,7 @@ class GeneralizationCost(Cost):
         space: MetricSpace,
         form: GeneralizeForm = "levels",
         weights: Mapping[str, float] | None = None,
-        loss: LevelLoss = "height",
+        loss: LevelLoss = "ncp",
     ) -> GeneralizationCost:
         """The cost on a space: from its columns when built from a table, else every column
         of its matrix numeric (then ``weights`` cannot name attributes)."""
@@ -97,7 +99,7 @@ class GeneralizationCost(Cost):
         columns: Sequence[QIColumn],
         form: GeneralizeForm = "levels",
         weights: Mapping[str, float] | None = None,
-        loss: LevelLoss = "height",
+        loss: LevelLoss = "ncp",
     ) -> GeneralizationCost:
         """Cost tables for coded QI columns; ``weights`` override the schema's weights;
         ``loss`` prices a hierarchy label by its level (``"height"``) or by the leaves it
@@ -137,13 +139,12 @@ class GeneralizationCost(Cost):
                 assert isinstance(col, HierarchicalColumn)
                 leaves = col.codes[:, 0]
                 table = col.hierarchy.codes.T
-                size = table.shape[1]
             cats.append(leaves)
             coded.append(col)
             cat_w.append(w)
             tables.append(table)
             heights.append(table.shape[0] - 1)
-            domains.append(size)
+            domains.append(domain_size(col))
             sets.append(form == "sets")
         levels = max((t.shape[0] for t in tables), default=1)
         width = max((t.shape[1] for t in tables), default=1)
@@ -232,8 +233,9 @@ class GeneralizationCost(Cost):
             leaves = self.codes[order, j]
             if self.sets[j]:
                 if self.domain[j] > 1:
-                    pairs = np.unique(local.astype(np.int64) * self.domain[j] + leaves)
-                    distinct = np.bincount(pairs // self.domain[j], minlength=starts.size)
+                    radix = int(self.ancestors.shape[2])  # codes may pass the domain's size
+                    pairs = np.unique(local.astype(np.int64) * radix + leaves)
+                    distinct = np.bincount(pairs // radix, minlength=starts.size)
                     share = (distinct - 1) / (self.domain[j] - 1)
                     total += self.cat_weight[j] * float(np.dot(sizes, share))
                 continue

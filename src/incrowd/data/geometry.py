@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
+from .ncp import domain_size, label_penalties
 
 __all__ = ["Geometry", "LevelCost", "DENSE_LIMIT_BYTES", "node_costs"]
 
@@ -44,7 +45,7 @@ def node_costs(column: CategoricalColumn | HierarchicalColumn, loss: LevelCost) 
     """Cost of publishing each node, per level (0 = the values, last = the top, cost 1).
 
     ``"height"``: a node at level ``t`` costs ``t / l`` (the paper's ``h / l``); ``"ncp"``:
-    (values it covers − 1) / (values − 1); ``"flat"``: a categorical view of the values (0
+    its NCP (:func:`incrowd.data.ncp.label_penalties`: the input values it covers); ``"flat"``: a categorical view of the values (0
     for a value, 1 for the top), which is what a value set costs per pair, in units of
     ``1 / (domain − 1)``. A categorical column is a one-level hierarchy.
     """
@@ -55,18 +56,11 @@ def node_costs(column: CategoricalColumn | HierarchicalColumn, loss: LevelCost) 
             else len(column.hierarchy.values)
         )
         return [np.zeros(size), np.ones(1)]
-    table = column.hierarchy.codes  # (values, levels)
-    height = table.shape[1] - 1
-    out = []
-    for level in range(height + 1):
-        width = int(table[:, level].max()) + 1
-        if loss == "height":
-            out.append(np.full(width, level / height if height else 0.0))
-        else:
-            size = table.shape[0]
-            leaves = np.bincount(table[:, level], minlength=width)
-            out.append((leaves - 1) / (size - 1) if size > 1 else np.zeros(width))
-    return out
+    if loss == "ncp":
+        return label_penalties(column)
+    height = column.hierarchy.height
+    widths = [len(labels) for labels in column.hierarchy.labels]
+    return [np.full(w, level / height if height else 0.0) for level, w in enumerate(widths)]
 
 
 def _parents(column: CategoricalColumn | HierarchicalColumn, level: int, flat: bool) -> np.ndarray:
@@ -165,7 +159,8 @@ class Geometry:
                 leaves = col.codes[:, :1] if flat else col.codes[:, :-1]
             per_unit = 1.0
             if flat and flat_scale:
-                per_unit = 1.0 / (costs[0].size - 1) if costs[0].size > 1 else 0.0
+                size = domain_size(col)
+                per_unit = 1.0 / (size - 1) if size > 1 else 0.0
             for t in range(leaves.shape[1]):
                 up = costs[t + 1][_parents(col, t, flat)]
                 step = np.maximum(up - costs[t], 0.0) * per_unit

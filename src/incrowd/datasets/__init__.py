@@ -68,14 +68,21 @@ def adult_hierarchy_path(attribute: str) -> Path:
     return path
 
 
-def load_adult() -> tuple[pd.DataFrame, Schema]:
+def load_adult(*, age: str = "numeric") -> tuple[pd.DataFrame, Schema]:
     """The Adult data and its usual schema.
 
-    ``age`` is numeric (published as ranges); the other 7 quasi-identifiers use ARX's
-    hierarchies; ``salary-class`` is sensitive. UCI Adult (CC BY 4.0) via ARX (Apache-2.0).
+    ``age`` is numeric (published as ranges), or with ``age="hierarchy"`` generalized by
+    ARX's age hierarchy (``20-39``: every quasi-identifier a hierarchy label, the setting of
+    ARX's local recoding); the other 7 quasi-identifiers use ARX's hierarchies;
+    ``salary-class`` is sensitive. UCI Adult (CC BY 4.0) via ARX (Apache-2.0).
     """
+    if age not in ("numeric", "hierarchy"):
+        msg = f"age must be 'numeric' or 'hierarchy', got {age!r}"
+        raise ValueError(msg)
     table = read_table(adult_path(), sep=";")
     qis: dict[str, Numeric | Hierarchical] = {"age": Numeric()}
+    if age == "hierarchy":
+        qis["age"] = Hierarchical(Hierarchy.from_csv(adult_hierarchy_path("age")))
     for name in ADULT_QIS[1:]:
         qis[name] = Hierarchical(Hierarchy.from_csv(adult_hierarchy_path(name)))
     return table, Schema(qis, sensitive=["salary-class"])

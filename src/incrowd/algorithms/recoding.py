@@ -1,0 +1,175 @@
+"""k-Anonymity by local recoding: the least generalization loss incrowd finds.
+
+:class:`LocalRecoding` runs the forest algorithm of Aggarwal et al. (for its guarantee) and a
+specialization seeded by iterated global recodings, improves both by moving records, and
+keeps the cheaper. It is the method of ``incrowd anonymize --release generalized`` when no
+``--method`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import numpy as np
+
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
+from ..data.space import MetricSpace
+from ..params import CrowdSize, OneOf, Weights
+from ..partition import Partition
+from ._forest_core import decompose, size_limit
+from ._forest_improve import improve_labels
+from ._recoding_bound import attribute_bound
+from ._recoding_seed import global_classes
+from ._recoding_topdown import specialize
+from .forest import MAX_ROUNDS, MOVE_CANDIDATES, _forest, _labels
+
+__all__ = ["LocalRecoding"]
+
+#: What a record left for a later round is expected to cost, as a share of the cost of
+#: publishing it as ``*`` everywhere; one specialization runs per share, the cheapest wins
+#: (measured on Adult: each share wins at some k, ``benchmarks/adult.py``).
+WAIT_SHARES = (0.5, 0.75)
+
+
+class LocalRecoding(Algorithm):
+    """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
+
+    Two constructions of crowds, each then improved by moving single records between
+    neighbouring crowds while that lowers the cost (every crowd keeping ``k``):
+
+    1. the **forest** of Aggarwal et al., *Approximation Algorithms for k-Anonymity*
+       (:class:`~incrowd.ForestKAnonymity`): FOREST, DECOMPOSE-COMPONENT, then trees split
+       further while that never raises the cost;
+    2. a **specialization**: iterated global recodings of the records not yet placed
+       (ARX's local recoding, with a greedy walk of the lattice), each class then split
+       top-down, attribute by attribute, while a split lowers the cost
+       (:mod:`incrowd.algorithms._recoding_topdown`); run for a few prices of a record
+       left to a later round.
+
+    The cheapest result is kept. The forest runs for value sets (where it wins, measured on
+    Adult) and whenever the specialization's cost is above ``max(2k − 1, 3k − 5)`` times
+    :attr:`lower_bound_`; so either the certificate proves the forest's ratio or the result
+    costs no more than the forest's crowds, and the forest's guarantee holds.
+
+    Parameters
+    ----------
+    k : int, default 5
+    weights : mapping of attribute name to weight, optional
+    generalize : {"levels", "sets"}, default "levels"
+        What a crowd publishes for a categorical attribute: a hierarchy label or the set of
+        values present.
+    loss : {"ncp", "height"}, default "ncp"
+        How a hierarchy label is priced: its NCP (:mod:`incrowd.data.ncp`, what the peer
+        comparisons score), or the paper's ``h / l``.
+
+    Attributes
+    ----------
+    partition_, labels_ : the crowds
+    cost_ : float, the generalization cost (its NCP times ``n · |Q|`` with unit weights and
+        ``loss="ncp"``)
+    construction_ : str, ``"forest"`` or ``"specialization"``: which was cheaper
+    paper_cost_ : float or None, the cost of the forest algorithm alone, when it ran
+    lower_bound_ : float, ``Σ_u max(d_{k−1}(u), Σ_j b_j(u))``: each record's charge in any
+        k-anonymization is at least its cost with its (k−1)-th nearest record (the proof of
+        Lemma 3 in Aggarwal et al.) and at least, per attribute, the cheapest cell that
+        covers its value and ``k`` records of the input (:func:`attribute_bound`)
+
+    Notes
+    -----
+    **Guarantee**: ``cost_ ≤ max(2k − 1, 3k − 5) · OPT`` (Aggarwal et al., Theorem 5):
+    either ``cost_ ≤ max(2k − 1, 3k − 5) · lower_bound_ ≤ max(2k − 1, 3k − 5) · OPT``, or the
+    forest ran and ``cost_`` is at most the cost of its crowds.
+
+    Time: the forest (:class:`~incrowd.ForestKAnonymity`); each global round
+    :math:`O(n b \\sum_j l_j \\log n)`; the specialization
+    :math:`O(n d b (b + \\log n))` (``d``: depth of the splits); moves compiled. Memory
+    :math:`O(n (k + b))`.
+
+    Examples
+    --------
+    >>> import numpy as np, incrowd
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+    >>> incrowd.LocalRecoding(k=3).fit(X).labels_.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(
+        "generalization cost at most max(2k-1, 3k-5) times the optimum (never above the "
+        "forest algorithm's crowds)",
+        "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
+    )
+    tags: ClassVar[Tags] = Tags(norm=1, generalized=True)
+    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(),
+        "weights": Weights(),
+        "generalize": OneOf("levels", "sets"),
+        "loss": OneOf("ncp", "height"),
+    }
+
+    def __init__(
+        self,
+        k: int = 5,
+        *,
+        weights: Mapping[str, float] | None = None,
+        generalize: GeneralizeForm = "levels",
+        loss: LevelLoss = "ncp",
+    ) -> None:
+        self.k = k
+        self.weights = weights
+        self.generalize = generalize
+        self.loss = loss
+
+    @property
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
+        """``max(2k − 1, 3k − 5)``, or the largest unsplittable forest tree if one was left."""
+        return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
+
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
+        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
+
+    def _fit(self, space: MetricSpace) -> None:
+        k = int(self.k)
+        model = self.cost(space)
+        cm = model.kernel_args()
+        n = space.n
+        dist, idx = space.index(model.geometry).neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
+        pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
+        self.lower_bound_ = float(np.maximum(pair_bound, attribute_bound(model, k)).sum())
+        limit = size_limit(k)
+        self.max_tree_size_ = limit
+        self.paper_cost_ = None
+        candidates = {"specialization": self._specialize(model, k)}
+        costs = {"specialization": model.of(candidates["specialization"])}
+        # the forest runs where it wins (value sets, measured) and wherever the certificate
+        # alone does not prove its ratio for the specialization
+        if self.generalize == "sets" or costs["specialization"] > limit * self.lower_bound_:
+            _, trees = _forest(dist, idx, k)
+            trees, _ = decompose(trees, k, model.pair, refine=False)
+            self.max_tree_size_ = max((t.size for t in trees), default=limit)
+            self.paper_cost_ = model.of(_labels(trees, n))
+            trees, _ = decompose(trees, k, model.pair, refine=True)
+            candidates["forest"] = _labels(trees, n)
+            costs["forest"] = model.of(candidates["forest"])
+        for name, labels in candidates.items():
+            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
+            costs[name] = model.of(labels)
+        self.construction_ = min(costs, key=costs.__getitem__)
+        self.partition_ = Partition(candidates[self.construction_])
+        self.cost_ = costs[self.construction_]
+
+    def _specialize(self, model: GeneralizationCost, k: int) -> np.ndarray:
+        """The cheapest specialization over the prices of a waiting record."""
+        cm = model.kernel_args()
+        top = float(cm[8].sum())
+        best, best_cost = None, np.inf
+        for share in WAIT_SHARES:
+            perm, bounds, levels = global_classes(model.n, k, share * top, cm)
+            labels = specialize(k, cm, perm, bounds, levels)
+            cost = model.of(labels)
+            if cost < best_cost:
+                best, best_cost = labels, cost
+        assert best is not None
+        return best

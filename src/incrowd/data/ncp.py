@@ -1,0 +1,137 @@
+"""The normalized certainty penalty (NCP) of a published cell: the one definition.
+
+Xu et al. 2006 (also ARX's "loss"), with the domain taken from the input, as every comparison
+with the peer tools scores it (``ncp-definition.md`` in the project notes). Per cell, for an
+input of ``n`` records:
+
+- **numeric**: a value costs 0; a range ``lo-hi`` costs ``(hi − lo) / (max − min)``, the
+  attribute's spread over the input; ``*`` costs 1;
+- **hierarchy label**: ``(values under it − 1) / (values − 1)``, counting only the distinct
+  values *that occur in the input* (a hierarchy file may list more: ARX's list ages 1–99);
+  when every value of the hierarchy is a number, a label reads as the interval it names
+  (``20-39``), clipped to the input's ``[min, max]``, and costs as a numeric range — a label
+  that names no interval stands for the span of the input values under it;
+- **value set** ``{a|b}``: ``(distinct input values covered − 1) / (values − 1)``.
+
+Costs never decrease up a hierarchy (a parent costs at least each child), which the
+k-anonymity analysis needs of any cost.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .columns import CategoricalColumn, HierarchicalColumn
+
+__all__ = ["domain_size", "label_penalties", "present_values", "range_of_label"]
+
+
+def present_values(column: CategoricalColumn | HierarchicalColumn) -> np.ndarray:
+    """Leaf codes that occur in the input (sorted)."""
+    if isinstance(column, CategoricalColumn):
+        return np.unique(column.codes)
+    return _present(column)
+
+
+def domain_size(column: CategoricalColumn | HierarchicalColumn) -> int:
+    """Number of distinct input values of a categorical or hierarchical column."""
+    return int(present_values(column).size)
+
+
+def label_penalties(column: CategoricalColumn | HierarchicalColumn) -> list[np.ndarray]:
+    """NCP of publishing each node, per level (level 0: the values, cost 0; top: 1).
+
+    A categorical column is a one-level hierarchy: its values, then ``*``.
+    """
+    if isinstance(column, CategoricalColumn):
+        return [np.zeros(len(column.categories)), np.ones(1)]
+    return [row.copy() for row in _label_penalties(column)]
+
+
+def range_of_label(label: str) -> tuple[float, float] | None:
+    """``(lo, hi)`` of a label that reads as a number or an interval ``lo-hi``; else None."""
+    text = label.strip()
+    try:
+        v = float(text)
+        return v, v
+    except ValueError:
+        pass
+    for i in range(1, len(text)):
+        if text[i] != "-":
+            continue
+        try:
+            lo, hi = float(text[:i]), float(text[i + 1 :])
+        except ValueError:
+            continue
+        if lo <= hi:
+            return lo, hi
+    return None
+
+
+#: Per column (held weakly: a column's cache goes with it), what is derived from its codes.
+_PRESENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PENALTIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _present(column: HierarchicalColumn) -> np.ndarray:
+    if column not in _PRESENT:
+        _PRESENT[column] = np.unique(column.codes[:, 0])
+    return _PRESENT[column]
+
+
+def _label_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
+    if column not in _PENALTIES:
+        _PENALTIES[column] = _compute_penalties(column)
+    return _PENALTIES[column]
+
+
+def _compute_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
+    hierarchy = column.hierarchy
+    table = hierarchy.codes  # (values, levels)
+    present = _present(column)
+    widths = [len(labels) for labels in hierarchy.labels]
+    numbers = _leaf_numbers(hierarchy.values, present)
+    out: list[np.ndarray] = []
+    if numbers is not None and numbers.max() > numbers.min():
+        lo_all, hi_all = float(numbers.min()), float(numbers.max())
+        span = hi_all - lo_all
+        for level, width in enumerate(widths):
+            node = table[present, level]
+            lo = np.full(width, np.inf)
+            hi = np.full(width, -np.inf)
+            np.minimum.at(lo, node, numbers)
+            np.maximum.at(hi, node, numbers)
+            cost = np.where(hi >= lo, (hi - lo) / span, 0.0)  # span of the values under it
+            for code, label in enumerate(hierarchy.labels[level]):
+                bounds = range_of_label(label) if level > 0 else None
+                if bounds is not None and hi[code] >= lo[code]:
+                    a, b = max(bounds[0], lo_all), min(bounds[1], hi_all)
+                    cost[code] = max(b - a, 0.0) / span
+            out.append(cost)
+    else:
+        total = present.size
+        for level, width in enumerate(widths):
+            under = np.bincount(table[present, level], minlength=width).astype(np.float64)
+            out.append((under - 1.0) / (total - 1.0) if total > 1 else np.zeros(width))
+    out[0] = np.zeros(widths[0])
+    out[-1] = np.ones(widths[-1])
+    for level in range(1, len(out)):  # a parent costs at least each of its children
+        parent = np.zeros(widths[level - 1], dtype=np.intp)
+        parent[table[:, level - 1]] = table[:, level]
+        np.maximum.at(out[level], parent, out[level - 1])
+    for row in out:
+        row.setflags(write=False)
+    return tuple(out)
+
+
+def _leaf_numbers(values: tuple[str, ...], present: np.ndarray) -> np.ndarray | None:
+    """The present values as numbers, when every value of the hierarchy is one."""
+    try:
+        numbers = np.array([float(v) for v in values])
+    except ValueError:
+        return None
+    if not np.all(np.isfinite(numbers)):
+        return None
+    return numbers[present]

@@ -1,0 +1,124 @@
+"""LocalRecoding: the specialization, its seeds, the attribute bound and the guarantee."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, Numeric, Schema
+from incrowd.algorithms._forest_core import size_limit
+from incrowd.algorithms._recoding_bound import attribute_bound
+from incrowd.algorithms._recoding_seed import global_classes
+from incrowd.algorithms._recoding_topdown import specialize
+from incrowd.algorithms.exact import optimum
+from incrowd.costs import GeneralizationCost
+from incrowd.testing import random_table
+
+
+def _quality() -> Hierarchy:
+    """Fig. 1 of Aggarwal et al.: A+, A, A− | B+, B, B−, two levels of generalization."""
+    rows = [[v, "A" if v.startswith("A") else "B", "*"] for v in ("A+", "A", "A-", "B+", "B", "B-")]
+    return Hierarchy.from_rows(rows)
+
+
+def test_specialization_splits_by_the_hierarchy_and_the_median() -> None:
+    table = pd.DataFrame({
+        "q": ["A+", "A", "A-", "B+", "B", "B-", "A+", "B+"],
+        "x": [1.0, 2.0, 3.0, 50.0, 51.0, 52.0, 2.0, 51.0],
+    })  # fmt: skip
+    schema = Schema({"q": Hierarchical(_quality()), "x": Numeric()})
+    space = MetricSpace.from_table(table, schema, norm=1)
+    est = LocalRecoding(k=4).fit(space)
+    crowds = {tuple(np.flatnonzero(est.labels_ == c)) for c in np.unique(est.labels_)}
+    assert crowds == {(0, 1, 2, 6), (3, 4, 5, 7)}
+    model = est.cost(space)
+    # each crowd publishes its letter (2 of 6 values under it... 3 present: (3 − 1)/(6 − 1))
+    # and its range: 2/51 and 2/51 of the spread of x
+    letter = (3 - 1) / (6 - 1)
+    assert est.cost_ == pytest.approx(8 * letter + 4 * 2 / 51 + 4 * 2 / 51)
+    assert est.cost_ == pytest.approx(model.of(est.labels_))
+
+
+def test_seeds_are_classes_of_equal_labels_at_their_levels() -> None:
+    rng = np.random.default_rng(3)
+    table, schema = random_table(rng, 60, ["hierarchical", "categorical"])
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space)
+    cm = model.kernel_args()
+    for wait in (0.0, 0.5, 5.0):
+        perm, bounds, levels = global_classes(space.n, 3, wait, cm)
+        assert sorted(perm.tolist()) == list(range(space.n))  # no record lost or repeated
+        for c in range(bounds.size - 1):
+            members = perm[bounds[c] : bounds[c + 1]]
+            assert members.size >= 3
+            for j in range(model.codes.shape[1]):
+                nodes = model.ancestors[j, levels[c, j], model.codes[members, j]]
+                assert np.all(nodes == nodes[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(10, 60))
+def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
+    rng = np.random.default_rng(seed)
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+    cm = model.kernel_args()
+    perm, bounds, levels = global_classes(n, k, 0.5 * float(cm[8].sum()), cm)
+    labels = specialize(k, cm, perm, bounds, levels)
+    assert np.all(labels >= 0)
+    assert np.bincount(labels).min() >= k
+    # splitting never raises the cost: no worse than the seeds' classes
+    seeds = np.empty(n, dtype=np.intp)
+    for c in range(bounds.size - 1):
+        seeds[perm[bounds[c] : bounds[c + 1]]] = c
+    assert model.of(labels) <= model.of(seeds) + 1e-9
+
+
+def test_ratio_and_bound_against_the_exact_optimum_on_300_random_tables() -> None:
+    rng = np.random.default_rng(11)
+    ratios = []
+    for trial in range(300):
+        k = int(rng.integers(2, 5))
+        n = int(rng.integers(k + 1, 10))
+        table, schema = random_table(rng, n)
+        space = MetricSpace.from_table(table, schema, norm=1)
+        form = "sets" if trial % 3 == 0 else "levels"
+        loss = "height" if trial % 4 == 0 else "ncp"
+        est = LocalRecoding(k=k, generalize=form, loss=loss).fit(space)
+        model = est.cost(space)
+        opt = optimum(model, n, k)[0]
+        tol = 1e-9 * max(1.0, opt)
+        assert est.partition_.min_size >= k
+        assert est.cost_ == pytest.approx(model.of(est.labels_))
+        assert est.lower_bound_ <= opt + tol, "lower bound above the optimum"
+        assert float(attribute_bound(model, k).sum()) <= opt + tol
+        assert opt - tol <= est.cost_ <= size_limit(k) * opt + tol, "guarantee violated"
+        if est.paper_cost_ is not None:
+            assert est.cost_ <= est.paper_cost_ + tol
+        else:  # no forest: the certificate proves the ratio
+            assert est.cost_ <= size_limit(k) * est.lower_bound_ + tol
+        ratios.append(est.cost_ / opt if opt > 0 else 1.0)
+    assert np.median(ratios) <= 1.1
+    assert np.mean(np.array(ratios) <= 1 + 1e-9) >= 0.5
+
+
+def test_attribute_bound_is_the_cheapest_cell_holding_k() -> None:
+    # x: 0, 1, 2, 10, 11, 30 — with k = 3 the narrowest windows of 3 values holding each
+    table = pd.DataFrame({"x": [0.0, 1.0, 2.0, 10.0, 11.0, 30.0]})
+    space = MetricSpace.from_table(table, Schema({"x": Numeric()}), norm=1)
+    model = GeneralizationCost.on(space)
+    got = attribute_bound(model, 3) * 30.0
+    assert got.tolist() == pytest.approx([2.0, 2.0, 2.0, 9.0, 9.0, 20.0])
+    # a hierarchy: A+ alone has 1 record, A holds 3: A costs (3 − 1)/(6 − 1) with all present
+    table = pd.DataFrame({"q": ["A+", "A", "A-", "B+", "B", "B-", "B"]})
+    space = MetricSpace.from_table(table, Schema({"q": Hierarchical(_quality())}), norm=1)
+    model = GeneralizationCost.on(space)
+    got = attribute_bound(model, 2)
+    assert got.tolist() == pytest.approx([0.4, 0.4, 0.4, 0.4, 0.0, 0.4, 0.0])
+    # value sets: a value of count 1 needs one more value when the largest holds k − 1
+    model = GeneralizationCost.on(space, "sets")
+    assert attribute_bound(model, 2).tolist() == pytest.approx([0.2] * 4 + [0.0, 0.2, 0.0])
