@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@mkdir -p $(DEMO)
 	$(BIN)/incrowd anonymize $(ADULT)/adult.csv --qi $(QIS) --sensitive salary-class \
-	    $(HIER) --k 5 --method forest --release generalized --seed 1 --out $(DEMO)/adult-k5.csv
+	    $(HIER) --k 5 --release generalized --seed 1 --out $(DEMO)/adult-k5.csv
 	$(BIN)/incrowd verify $(DEMO)/adult-k5.csv --qi $(QIS) --k 5
 	$(BIN)/incrowd evaluate $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER)
 

@@ -68,7 +68,8 @@ def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
     model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
     cm = model.kernel_args()
     perm, bounds, levels = global_classes(n, k, 0.5 * float(cm[8].sum()), cm)
-    labels = specialize(k, cm, perm, bounds, levels)
+    labels = np.empty(n, dtype=np.intp)
+    labels[perm] = specialize(k, cm, perm, bounds, levels)
     assert np.all(labels >= 0)
     assert np.bincount(labels).min() >= k
     # splitting never raises the cost: no worse than the seeds' classes

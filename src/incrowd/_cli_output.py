@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,8 @@ __all__ = [
     "out_console",
     "parse_pairs",
     "progress",
+    "quiet_unraisable",
+    "stop_if_terminated",
     "terminate",
 ]
 
@@ -41,6 +44,21 @@ def terminate(signum: int, _frame: object) -> None:
     """SIGTERM handler: unwind like Ctrl-C (``finally`` blocks remove temporary files)."""
     TERMINATED.append(signum)
     raise SystemExit(128 + signum)
+
+
+def stop_if_terminated() -> None:
+    """Unwind now if a kill arrived while a C callback ran (numba's compiler calls back into
+    Python; an exception raised there is swallowed and the work would go on)."""
+    if TERMINATED:
+        raise SystemExit(128 + TERMINATED[0])
+
+
+def quiet_unraisable(report: Any) -> None:
+    """``sys.unraisablehook``: a kill swallowed by a C callback is not a traceback to show
+    (:func:`stop_if_terminated` acts on it); anything else is reported as Python does."""
+    if TERMINATED and isinstance(report.exc_value, SystemExit):
+        return
+    sys.__unraisablehook__(report)
 
 
 @contextmanager
@@ -96,7 +114,7 @@ def literal(text: str) -> Any:
 def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
     """A progress bar over the pipeline's stages, on standard error."""
     if not enabled:
-        yield lambda _name: None
+        yield lambda _name: stop_if_terminated()
         return
     columns = (
         SpinnerColumn(),
@@ -108,6 +126,7 @@ def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
         task = progress.add_task("reading the input", total=6)
 
         def stage(name: str) -> None:
+            stop_if_terminated()
             progress.update(task, description=name, advance=1)
 
         yield stage

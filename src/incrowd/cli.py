@@ -27,6 +27,7 @@ from ._cli_output import (
     out_console,
     parse_pairs,
     progress,
+    quiet_unraisable,
     terminate,
 )
 from .errors import InputError
@@ -368,6 +369,7 @@ def main() -> None:
     """Console-script entry point."""
     # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
     signal.signal(signal.SIGTERM, terminate)
+    sys.unraisablehook = quiet_unraisable
     sys.exit(run(sys.argv[1:]))
 
 

@@ -127,7 +127,8 @@ def _split_categorical(perm, lo, hi, j, lv, k, cm, stamp, tick, count, group, or
         anchor = perm[work[rest_id]]
         gap = np.empty(e - a)
         for i in range(a, e):
-            gap[i - a] = _pair_gap(anchor, perm[i], cm, stamp, tick + (i - a) * (codes.shape[1] + 1), pair)
+            mark = tick + (i - a) * (codes.shape[1] + 1)
+            gap[i - a] = _pair_gap(anchor, perm[i], cm, stamp, mark, pair)
         near = np.argsort(gap, kind="mergesort")
         block = perm[a:e].copy()
         # the nearest go to the end of the child's block, which becomes the rest's start
@@ -170,10 +171,11 @@ def _split_numeric(perm, lo, hi, j, k, cm):
 
 
 @jit()
-def specialize(k, cm, perm, bounds, levels):
+def specialize(k, cm, perm, bounds, levels, frag=0.0):
     """Crowd labels of the top-down specialization (``cm``: the cost's kernel arrays),
     starting from the crowds ``perm[bounds[c]:bounds[c + 1]]`` published at the hierarchy
-    levels ``levels[c]`` (one crowd of every record at the top levels: the plain method)."""
+    levels ``levels[c]`` (one crowd of every record at the top levels: the plain method).
+    ``labels[i]`` is the crowd of record ``perm[i]``."""
     num, codes, ancestors = cm[0], cm[2], cm[3]
     a_num = num.shape[1]
     b = codes.shape[1]
@@ -187,8 +189,9 @@ def specialize(k, cm, perm, bounds, levels):
     best_work = np.zeros(width + 2, dtype=np.intp)
     pair = np.zeros(2, dtype=np.intp)
     n = perm.size
+    given = perm
     perm = perm.copy()
-    labels = np.full(n, -1, dtype=np.intp)
+    labels = np.full(n, -1, dtype=np.intp)  # by position in the final arrangement
     cap = n // max(k, 1) + 2
     st_lo = np.zeros(cap, dtype=np.intp)
     st_hi = np.zeros(cap, dtype=np.intp)
@@ -213,7 +216,7 @@ def specialize(k, cm, perm, bounds, levels):
             frozen[j] = st_frozen[top, j]
         base = _cost(perm, lo, hi, cm, stamp, tick)
         tick += b + 1
-        best_gain = 1e-12 * (1.0 + base)
+        best_score = 0.0
         best_attr = -1
         best_parts = 0
         best_rest = False
@@ -221,10 +224,12 @@ def specialize(k, cm, perm, bounds, levels):
             cut = _split_numeric(perm, lo, hi, j, k, cm)
             if cut < 0:
                 continue
-            parts = _cost(perm, lo, cut, cm, stamp, tick) + _cost(perm, cut, hi, cm, stamp, tick + b + 1)
+            parts = _cost(perm, lo, cut, cm, stamp, tick)
+            parts += _cost(perm, cut, hi, cm, stamp, tick + b + 1)
             tick += 2 * (b + 1)
-            if base - parts > best_gain:
-                best_gain = base - parts
+            score = (base - parts) / 2.0**frag
+            if base - parts > 1e-12 * (1.0 + base) and score > best_score:
+                best_score = score
                 best_attr = j
                 best_parts = 2
                 best_rest = False
@@ -248,8 +253,9 @@ def specialize(k, cm, perm, bounds, levels):
                     for p in range(n_parts):
                         parts += _cost(perm, work[p], work[p + 1], cm, stamp, tick)
                         tick += b + 1
-                    if base - parts > best_gain:
-                        best_gain = base - parts
+                    score = (base - parts) / float(n_parts) ** frag
+                    if base - parts > 1e-12 * (1.0 + base) and score > best_score:
+                        best_score = score
                         best_attr = a_num + j
                         best_parts = n_parts
                         best_rest = has_rest
@@ -260,7 +266,7 @@ def specialize(k, cm, perm, bounds, levels):
                 break
         if best_attr < 0:
             for i in range(lo, hi):
-                labels[perm[i]] = n_crowds
+                labels[i] = n_crowds
             n_crowds += 1
             continue
         for i in range(lo, hi):
@@ -278,4 +284,10 @@ def specialize(k, cm, perm, bounds, levels):
                 else:
                     st_lv[top, j] = lv[j] - 1
             top += 1
-    return labels
+    # align with the given order: the same records, sorted by id on both sides
+    out = np.empty(n, dtype=np.intp)
+    was = np.argsort(given)
+    now = np.argsort(perm)
+    for t in range(n):
+        out[was[t]] = labels[now[t]]
+    return out

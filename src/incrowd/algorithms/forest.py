@@ -51,13 +51,13 @@ class ForestKAnonymity(Algorithm):
     Each record is a vertex; the edge between two records weighs what a crowd of the two
     would cost per record, ``Σ_j w_j c_j(a, b)``, the cost of the lowest hierarchy label
     on which attribute ``j`` of the two agrees (the paper's ``h_ab(j) / l_j`` with
-    ``loss="height"``; :mod:`incrowd.costs.generalization`). FOREST (Sec. 4.1) links each small tree's sink to
-    its nearest neighbour outside the tree among its ``k − 1`` nearest, until every tree has
-    ``k`` records; its weight is at most OPT (Lemma 3). DECOMPOSE-COMPONENT (Sec. 4.2) then
-    splits every tree above ``max(2k − 1, 3k − 5)`` records into two trees of at least ``k``,
-    with Steiner copies where a vertex must be shared. Each tree becomes a crowd, generalized
-    to the lowest level on which it agrees; a crowd of ``|C|`` records costs at most
-    ``|C| · W(tree)``, hence the ratio (Theorem 5).
+    ``loss="height"``; :mod:`incrowd.costs.generalization`). FOREST (Sec. 4.1) links each
+    small tree's sink to its nearest neighbour outside the tree among its ``k − 1``
+    nearest, until every tree has ``k`` records; its weight is at most OPT (Lemma 3).
+    DECOMPOSE-COMPONENT (Sec. 4.2) then splits every tree above ``max(2k − 1, 3k − 5)``
+    records into two trees of at least ``k``, with Steiner copies where a vertex must be
+    shared. Each tree becomes a crowd, generalized to the lowest level on which it agrees;
+    a crowd of ``|C|`` records costs at most ``|C| · W(tree)``, hence the ratio (Theorem 5).
 
     Parameters
     ----------

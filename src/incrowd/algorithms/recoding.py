@@ -21,6 +21,7 @@ from ..partition import Partition
 from ._forest_core import decompose, size_limit
 from ._forest_improve import improve_labels
 from ._recoding_bound import attribute_bound
+from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes
 from ._recoding_topdown import specialize
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES, _forest, _labels
@@ -29,15 +30,25 @@ __all__ = ["LocalRecoding"]
 
 #: What a record left for a later round is expected to cost, as a share of the cost of
 #: publishing it as ``*`` everywhere; one specialization runs per share, the cheapest wins
-#: (measured on Adult: each share wins at some k, ``benchmarks/adult.py``).
+#: (measured on Adult: 0.5 wins at k = 5, 0.75 at k = 10, 25 and 50).
 WAIT_SHARES = (0.5, 0.75)
+#: How a split's parts weigh against its gain: the split chosen maximizes
+#: ``gain / parts ** f``; one specialization per value, the cheapest wins (measured on
+#: Adult: f = 1 wins at k = 10 and 25, by 1–2 %).
+FRAGMENTATION = (0.0, 1.0)
+#: Rounds of re-splitting pairs of neighbouring crowds (each then followed by moves).
+RESPLIT_ROUNDS = 2
+#: Up to this k the forest gives hierarchy labels less loss than the specialization (Adult,
+#: ``benchmarks/adult.py``: 0.0226 against 0.0236 at k = 2; from k = 3 the specialization).
+FOREST_WINS_UP_TO_K = 2
 
 
 class LocalRecoding(Algorithm):
     """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
 
     Two constructions of crowds, each then improved by moving single records between
-    neighbouring crowds while that lowers the cost (every crowd keeping ``k``):
+    neighbouring crowds while that lowers the cost (every crowd keeping ``k``) and by
+    re-splitting pairs of neighbouring crowds:
 
     1. the **forest** of Aggarwal et al., *Approximation Algorithms for k-Anonymity*
        (:class:`~incrowd.ForestKAnonymity`): FOREST, DECOMPOSE-COMPONENT, then trees split
@@ -46,12 +57,16 @@ class LocalRecoding(Algorithm):
        (ARX's local recoding, with a greedy walk of the lattice), each class then split
        top-down, attribute by attribute, while a split lowers the cost
        (:mod:`incrowd.algorithms._recoding_topdown`); run for a few prices of a record
-       left to a later round.
+       left to a later round and two ways of weighing a split's parts.
 
-    The cheapest result is kept. The forest runs for value sets (where it wins, measured on
-    Adult) and whenever the specialization's cost is above ``max(2k − 1, 3k − 5)`` times
-    :attr:`lower_bound_`; so either the certificate proves the forest's ratio or the result
-    costs no more than the forest's crowds, and the forest's guarantee holds.
+    Each is then improved by moves and by re-splitting pairs of neighbouring crowds afresh
+    (:mod:`incrowd.algorithms._recoding_resplit`), which never raise the cost.
+
+    The cheapest result is kept. The forest runs for value sets and for pairs (``k = 2``),
+    where it was measured to win on Adult, and whenever the specialization's cost is above
+    ``max(2k − 1, 3k − 5)`` times :attr:`lower_bound_`; so either the certificate proves
+    the forest's ratio or the result costs no more than the forest's crowds, and the
+    forest's guarantee holds.
 
     Parameters
     ----------
@@ -141,11 +156,13 @@ class LocalRecoding(Algorithm):
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
+        self.frag_ = 0.0
         candidates = {"specialization": self._specialize(model, k)}
         costs = {"specialization": model.of(candidates["specialization"])}
-        # the forest runs where it wins (value sets, measured) and wherever the certificate
-        # alone does not prove its ratio for the specialization
-        if self.generalize == "sets" or costs["specialization"] > limit * self.lower_bound_:
+        # the forest runs where it was measured to win (value sets; pairs) and wherever the
+        # certificate alone does not prove its ratio for the specialization
+        wins = self.generalize == "sets" or k <= FOREST_WINS_UP_TO_K
+        if wins or costs["specialization"] > limit * self.lower_bound_:
             _, trees = _forest(dist, idx, k)
             trees, _ = decompose(trees, k, model.pair, refine=False)
             self.max_tree_size_ = max((t.size for t in trees), default=limit)
@@ -155,6 +172,10 @@ class LocalRecoding(Algorithm):
             costs["forest"] = model.of(candidates["forest"])
         for name, labels in candidates.items():
             improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
+            for _ in range(RESPLIT_ROUNDS):
+                if not resplit_pairs(labels, idx, k, cm, self.frag_):
+                    break
+                improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         self.partition_ = Partition(candidates[self.construction_])
@@ -167,9 +188,11 @@ class LocalRecoding(Algorithm):
         best, best_cost = None, np.inf
         for share in WAIT_SHARES:
             perm, bounds, levels = global_classes(model.n, k, share * top, cm)
-            labels = specialize(k, cm, perm, bounds, levels)
-            cost = model.of(labels)
-            if cost < best_cost:
-                best, best_cost = labels, cost
+            for frag in FRAGMENTATION:
+                labels = np.empty(model.n, dtype=np.intp)
+                labels[perm] = specialize(k, cm, perm, bounds, levels, frag)
+                cost = model.of(labels)
+                if cost < best_cost:
+                    best, best_cost, self.frag_ = labels, cost, frag
         assert best is not None
         return best

@@ -45,9 +45,10 @@ def node_costs(column: CategoricalColumn | HierarchicalColumn, loss: LevelCost) 
     """Cost of publishing each node, per level (0 = the values, last = the top, cost 1).
 
     ``"height"``: a node at level ``t`` costs ``t / l`` (the paper's ``h / l``); ``"ncp"``:
-    its NCP (:func:`incrowd.data.ncp.label_penalties`: the input values it covers); ``"flat"``: a categorical view of the values (0
-    for a value, 1 for the top), which is what a value set costs per pair, in units of
-    ``1 / (domain − 1)``. A categorical column is a one-level hierarchy.
+    its NCP (:func:`incrowd.data.ncp.label_penalties`: the input values it covers);
+    ``"flat"``: a categorical view of the values (0 for a value, 1 for the top), which is
+    what a value set costs per pair, in units of ``1 / (domain − 1)``. A categorical column
+    is a one-level hierarchy.
     """
     if isinstance(column, CategoricalColumn) or loss == "flat":
         size = (
