@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, Numeric, Schema
 from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms._recoding_bound import attribute_bound
+from incrowd.algorithms._recoding_resplit import resplit_pairs
 from incrowd.algorithms._recoding_seed import global_classes
 from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.exact import optimum
@@ -123,3 +124,21 @@ def test_attribute_bound_is_the_cheapest_cell_holding_k() -> None:
     # value sets: a value of count 1 needs one more value when the largest holds k − 1
     model = GeneralizationCost.on(space, "sets")
     assert attribute_bound(model, 2).tolist() == pytest.approx([0.2] * 4 + [0.0, 0.2, 0.0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5))
+def test_resplitting_pairs_never_raises_the_cost(seed, k) -> None:
+    rng = np.random.default_rng(seed)
+    n = 80
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+    cm = model.kernel_args()
+    # a poor start: crowds of consecutive records
+    labels = np.minimum(np.arange(n) // k, n // k - 1)
+    before = model.of(labels)
+    _, nbr = space.index(model.geometry).neighbours(8)
+    resplit_pairs(labels, nbr, k, cm, float(seed % 2))
+    assert model.of(labels) <= before + 1e-9
+    assert np.all(labels >= 0) and np.bincount(labels).min() >= k

@@ -20,7 +20,7 @@ from ._recoding_topdown import specialize
 __all__ = ["resplit_pairs"]
 
 #: Neighbouring crowds tried per crowd, the most often met first.
-PARTNERS = 3
+PARTNERS = 2
 #: Neighbours per record that name the neighbouring crowds.
 LOOK = 8
 

@@ -36,8 +36,9 @@ WAIT_SHARES = (0.5, 0.75)
 #: ``gain / parts ** f``; one specialization per value, the cheapest wins (measured on
 #: Adult: f = 1 wins at k = 10 and 25, by 1–2 %).
 FRAGMENTATION = (0.0, 1.0)
-#: Rounds of re-splitting pairs of neighbouring crowds (each then followed by moves).
-RESPLIT_ROUNDS = 2
+#: Pairs of neighbouring crowds are re-split (one round, then moves) from this k: below it
+#: the crowds are many and small, and the time (12 s at k = 2 on Adult) buys little.
+RESPLIT_MIN_K = 4
 #: Up to this k the forest gives hierarchy labels less loss than the specialization (Adult,
 #: ``benchmarks/adult.py``: 0.0226 against 0.0236 at k = 2; from k = 3 the specialization).
 FOREST_WINS_UP_TO_K = 2
@@ -47,8 +48,7 @@ class LocalRecoding(Algorithm):
     """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
 
     Two constructions of crowds, each then improved by moving single records between
-    neighbouring crowds while that lowers the cost (every crowd keeping ``k``) and by
-    re-splitting pairs of neighbouring crowds:
+    neighbouring crowds while that lowers the cost (every crowd keeping ``k``):
 
     1. the **forest** of Aggarwal et al., *Approximation Algorithms for k-Anonymity*
        (:class:`~incrowd.ForestKAnonymity`): FOREST, DECOMPOSE-COMPONENT, then trees split
@@ -59,8 +59,9 @@ class LocalRecoding(Algorithm):
        (:mod:`incrowd.algorithms._recoding_topdown`); run for a few prices of a record
        left to a later round and two ways of weighing a split's parts.
 
-    Each is then improved by moves and by re-splitting pairs of neighbouring crowds afresh
-    (:mod:`incrowd.algorithms._recoding_resplit`), which never raise the cost.
+    Each is improved by moves; the cheaper is then improved by re-splitting pairs of
+    neighbouring crowds afresh (:mod:`incrowd.algorithms._recoding_resplit`, from
+    ``k = 4``) and moves again, which never raise the cost.
 
     The cheapest result is kept. The forest runs for value sets and for pairs (``k = 2``),
     where it was measured to win on Adult, and whenever the specialization's cost is above
@@ -172,14 +173,13 @@ class LocalRecoding(Algorithm):
             costs["forest"] = model.of(candidates["forest"])
         for name, labels in candidates.items():
             improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
-            for _ in range(RESPLIT_ROUNDS):
-                if not resplit_pairs(labels, idx, k, cm, self.frag_):
-                    break
-                improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
-        self.partition_ = Partition(candidates[self.construction_])
-        self.cost_ = costs[self.construction_]
+        labels = candidates[self.construction_]
+        if k >= RESPLIT_MIN_K and resplit_pairs(labels, idx, k, cm, self.frag_):
+            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
+        self.partition_ = Partition(labels)
+        self.cost_ = model.of(labels)
 
     def _specialize(self, model: GeneralizationCost, k: int) -> np.ndarray:
         """The cheapest specialization over the prices of a waiting record."""
