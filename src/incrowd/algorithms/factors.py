@@ -24,11 +24,12 @@ from ..base import Algorithm, Guarantee, Tags
 from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
 from ..errors import ParameterError
-from ..params import CrowdSize, OneOf, Weights
+from ..params import CrowdSize
 from ..partition import Partition
 from ._factor_certify import Certified, certify
 from ._factor_groups import factor_groups, group_labels
 from ._factor_solve import Factor, FactorKind, solve_factor, unique_edges
+from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 
 __all__ = [
     "TwoAnonymity",
@@ -124,10 +125,8 @@ class _FactorMethod(Algorithm):
         return cert
 
 
-class _Anonymity(_FactorMethod):
+class _Anonymity(GeneralizedMethod, _FactorMethod):
     """k-anonymity by a factor of the generalization-cost graph (k = 2 or 3)."""
-
-    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
 
     def __init__(
         self,
@@ -141,10 +140,6 @@ class _Anonymity(_FactorMethod):
         self.weights = weights
         self.generalize = generalize
         self.loss = loss
-
-    def cost(self, space: MetricSpace) -> GeneralizationCost:
-        """The generalization cost on ``space`` (as :class:`ForestKAnonymity`)."""
-        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
 
     @staticmethod
     def _binary(model: GeneralizationCost) -> bool:
@@ -208,9 +203,7 @@ class TwoAnonymity(_Anonymity):
     tags: ClassVar[Tags] = Tags(fixed_k=2, norm=1, generalized=True)
     parameters: ClassVar[dict] = {
         "k": CrowdSize(fixed=2),
-        "weights": Weights(),
-        "generalize": OneOf("levels", "sets"),
-        "loss": OneOf("ncp", "height"),
+        **GENERALIZED_PARAMETERS,
     }
     kind: ClassVar[FactorKind] = "12"
     sizes: ClassVar[tuple[int, ...]] = (2, 3)

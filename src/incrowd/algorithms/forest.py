@@ -17,12 +17,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import Algorithm, Guarantee, Tags
-from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
+from ..costs import SSE, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
-from ..params import CrowdSize, Flag, OneOf, Weights
+from ..params import CrowdSize, Flag
 from ..partition import SUPPRESSED, Partition
 from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
 from ._forest_improve import improve_labels
+from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 
 __all__ = ["ForestKAnonymity", "MuApprox"]
 
@@ -45,7 +46,7 @@ def _forest(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, list
     return weight, forest_trees(head, weight)
 
 
-class ForestKAnonymity(Algorithm):
+class ForestKAnonymity(GeneralizedMethod):
     """k-anonymity with generalization: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5).
 
     Each record is a vertex; the edge between two records weighs what a crowd of the two
@@ -133,13 +134,10 @@ class ForestKAnonymity(Algorithm):
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
     tags: ClassVar[Tags] = Tags(deletion=True, norm=1, generalized=True)
-    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
     parameters: ClassVar[dict] = {
         "k": CrowdSize(),
-        "weights": Weights(),
         "allow_deletion": Flag(),
-        "generalize": OneOf("levels", "sets"),
-        "loss": OneOf("ncp", "height"),
+        **GENERALIZED_PARAMETERS,
         "improve": Flag(),
     }
 
@@ -164,11 +162,6 @@ class ForestKAnonymity(Algorithm):
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left."""
         return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
-
-    def cost(self, space: MetricSpace) -> GeneralizationCost:
-        """The generalization cost this estimator minimizes on ``space``; with
-        ``allow_deletion`` a deleted row costs every attribute at its top."""
-        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
 
     def _fit(self, space: MetricSpace) -> None:
         k = self.k

@@ -13,13 +13,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import Algorithm, Guarantee, Tags
+from ..base import Guarantee, Tags
 from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
-from ..params import CrowdSize, OneOf, Weights
+from ..params import CrowdSize
 from ..partition import Partition
 from ._forest_core import decompose, size_limit
 from ._forest_improve import improve_labels
+from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._recoding_bound import attribute_bound
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes
@@ -44,7 +45,7 @@ RESPLIT_MIN_K = 4
 FOREST_WINS_UP_TO_K = 2
 
 
-class LocalRecoding(Algorithm):
+class LocalRecoding(GeneralizedMethod):
     """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
 
     Two constructions of crowds, each then improved by moving single records between
@@ -117,13 +118,7 @@ class LocalRecoding(Algorithm):
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
     tags: ClassVar[Tags] = Tags(norm=1, generalized=True)
-    cost_class: ClassVar[type[GeneralizationCost]] = GeneralizationCost
-    parameters: ClassVar[dict] = {
-        "k": CrowdSize(),
-        "weights": Weights(),
-        "generalize": OneOf("levels", "sets"),
-        "loss": OneOf("ncp", "height"),
-    }
+    parameters: ClassVar[dict] = {"k": CrowdSize(), **GENERALIZED_PARAMETERS}
 
     def __init__(
         self,
@@ -142,9 +137,6 @@ class LocalRecoding(Algorithm):
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable forest tree if one was left."""
         return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
-
-    def cost(self, space: MetricSpace) -> GeneralizationCost:
-        return GeneralizationCost.on(space, self.generalize, self.weights, self.loss)
 
     def _fit(self, space: MetricSpace) -> None:
         k = int(self.k)
