@@ -250,3 +250,26 @@ def test_python_dash_m_incrowd_works():
     done = subprocess.run([sys.executable, "-m", "incrowd", "--version"], capture_output=True,
                           text=True)  # fmt: skip
     assert done.returncode == 0 and done.stdout.startswith("incrowd ")
+
+
+def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
+    """numba's compiler calls back into Python; SystemExit raised there by the SIGTERM
+    handler is swallowed (and reported as unraisable). The next stage must stop, quietly."""
+    from types import SimpleNamespace
+
+    from incrowd import _cli_output
+
+    monkeypatch.setattr(_cli_output, "TERMINATED", [])
+    with _cli_output.progress(False) as stage:
+        stage("forming crowds")  # no kill yet: goes on
+        _cli_output.TERMINATED.append(15)
+        with pytest.raises(SystemExit) as stopped:
+            stage("publishing")
+    assert stopped.value.code == 128 + 15
+    shown = []
+    monkeypatch.setattr(sys, "__unraisablehook__", shown.append)
+    _cli_output.quiet_unraisable(SimpleNamespace(exc_value=SystemExit(143)))
+    assert shown == []  # the swallowed kill is not a traceback to show
+    other = SimpleNamespace(exc_value=ValueError("x"))
+    _cli_output.quiet_unraisable(other)
+    assert shown == [other]  # anything else is reported as Python does

@@ -39,8 +39,8 @@ def test_quality_example_of_the_paper_and_implicit_root(tmp_path):
     rows = "A+;A\nA;A\nA-;A\nB+;B\nB;B\nB-;B\n"
     h = Hierarchy.from_csv(write(tmp_path, rows))
     assert h.height == 2  # a "*" level is added above A and B
-    assert h.leaves_under(1, h.labels[1].index("A")) == 3
-    assert h.leaves_under(2, 0) == 6
+    assert int(np.sum(h.codes[:, 1] == h.labels[1].index("A"))) == 3
+    assert np.all(h.codes[:, 2] == 0) and h.codes.shape[0] == 6
 
 
 @pytest.mark.parametrize(

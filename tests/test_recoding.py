@@ -142,3 +142,16 @@ def test_resplitting_pairs_never_raises_the_cost(seed, k) -> None:
     resplit_pairs(labels, nbr, k, cm, float(seed % 2))
     assert model.of(labels) <= before + 1e-9
     assert np.all(labels >= 0) and np.bincount(labels).min() >= k
+
+
+def test_resplitting_a_crossed_pair_of_crowds_separates_the_letters() -> None:
+    # crowds {A+, B+} and {A, B}: together they split by letter, {A+, A} and {B+, B}
+    table = pd.DataFrame({"q": ["A+", "B+", "A", "B"]})
+    space = MetricSpace.from_table(table, Schema({"q": Hierarchical(_quality())}), norm=1)
+    model = GeneralizationCost.on(space)
+    labels = np.array([0, 0, 1, 1])
+    before = model.of(labels)
+    _, nbr = space.index(model.geometry).neighbours(3)
+    assert resplit_pairs(labels, nbr, 2, model.kernel_args(), 0.0) == 1
+    assert labels[0] == labels[2] and labels[1] == labels[3] and labels[0] != labels[1]
+    assert model.of(labels) < before

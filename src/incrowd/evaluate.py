@@ -18,6 +18,7 @@ input columns (and the suppressed count in the metadata):
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Any
 
@@ -132,14 +133,17 @@ def _cell_penalty(col: Any, cell: str) -> float:
         width = min(hi, hi_all) - max(lo, lo_all)
         return max(width, 0.0) / (hi_all - lo_all) if hi_all > lo_all else 0.0
     domain = domain_size(col)
-    if domain <= 1:
-        return 0.0
     members = parse_value_set(cell)
     if members is not None:
         covered = np.unique(np.concatenate([_covered(col, v, cell) for v in members]))
-        return (covered.size - 1) / (domain - 1)
+        return (covered.size - 1) / (domain - 1) if domain > 1 else 0.0
     if isinstance(col, CategoricalColumn):
-        return 1.0 if cell == SUPPRESSED_VALUE and cell not in col.categories else 0.0
+        if _category(col, cell) is not None:
+            return 0.0
+        if cell == SUPPRESSED_VALUE:
+            return 1.0 if domain > 1 else 0.0
+        msg = f"published value {cell!r} of {col.name!r} is neither a value of the data nor *"
+        raise InputError(msg)
     assert isinstance(col, HierarchicalColumn)
     found = col.hierarchy.level_of_label(cell)
     if found is None:
@@ -149,12 +153,20 @@ def _cell_penalty(col: Any, cell: str) -> float:
     return float(label_penalties(col)[level][code])
 
 
+def _category(col: CategoricalColumn, value: str) -> int | None:
+    """Code of a categorical value (categories are sorted: a binary search, not a scan of
+    what may be a million values), or None."""
+    i = bisect_left(col.categories, value)
+    return i if i < len(col.categories) and col.categories[i] == value else None
+
+
 def _covered(col: Any, member: str, cell: str) -> np.ndarray:
     """Input values (leaf codes) a member of a published set stands for."""
     present = present_values(col)
     if isinstance(col, CategoricalColumn):
-        if member in col.categories:
-            return np.array([col.categories.index(member)])
+        code = _category(col, member)
+        if code is not None:
+            return np.array([code])
     else:
         found = col.hierarchy.level_of_label(member)
         if found is not None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ..base import Algorithm, Guarantee, Tags
-from ..costs import SSE, GeneralizeForm, LevelLoss
+from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
 from ..params import CrowdSize, Flag
 from ..partition import SUPPRESSED, Partition
@@ -44,6 +45,32 @@ def _forest(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, list
     """FOREST on neighbour lists, and its trees."""
     head, weight = grow_forest(dist[:, : k - 1], idx[:, : k - 1], k)
     return weight, forest_trees(head, weight)
+
+
+@dataclass(frozen=True)
+class ForestCrowds:
+    """The crowds of the paper's algorithm, and those trees split further."""
+
+    weight: float  # of the FOREST
+    paper: np.ndarray  # labels after DECOMPOSE-COMPONENT
+    n_stuck: int  # trees above the limit no split could break
+    max_tree_size: int  # the largest tree above the limit, else the limit
+    refined: np.ndarray | None  # labels with every tree split while that never raises cost
+
+
+def forest_crowds(
+    dist: np.ndarray, idx: np.ndarray, k: int, model: GeneralizationCost, refine: bool
+) -> ForestCrowds:
+    """FOREST and DECOMPOSE-COMPONENT on neighbour lists (and, with ``refine``, the trees
+    split further), for :class:`ForestKAnonymity` and the methods that build on it."""
+    n = dist.shape[0]
+    weight, trees = _forest(dist, idx, k)
+    trees, stuck = decompose(trees, k, model.pair, refine=False)
+    limit = size_limit(k)
+    largest = max((t.size for t in trees if t.size > limit), default=limit)
+    paper = _labels(trees, n)
+    refined = _labels(decompose(trees, k, model.pair, refine=True)[0], n) if refine else None
+    return ForestCrowds(float(weight.sum()), paper, stuck, largest, refined)
 
 
 class ForestKAnonymity(GeneralizedMethod):
@@ -169,21 +196,14 @@ class ForestKAnonymity(GeneralizedMethod):
         n = space.n
         index = space.index(model.geometry)
         dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
-        weight, trees = _forest(dist, idx, k)
-        self.forest_weight_ = float(weight.sum())
         self.lower_bound_ = float(dist[:, k - 2].sum())
-
-        distance = model.pair
-        trees, stuck = decompose(trees, k, distance, refine=False)
-        self.n_stuck_ = stuck
-        limit = size_limit(k)
-        self.max_tree_size_ = max((t.size for t in trees if t.size > limit), default=limit)
-        labels = _labels(trees, n)
-        self.paper_partition_ = Partition(labels)
-        self.paper_cost_ = model.of(labels)
-        if self.improve:
-            trees, _ = decompose(trees, k, distance, refine=True)
-            labels = _labels(trees, n)
+        crowds = forest_crowds(dist, idx, k, model, refine=bool(self.improve))
+        self.forest_weight_ = crowds.weight
+        self.n_stuck_ = crowds.n_stuck
+        self.max_tree_size_ = crowds.max_tree_size
+        self.paper_partition_ = Partition(crowds.paper)
+        self.paper_cost_ = model.of(crowds.paper)
+        labels = crowds.refined if crowds.refined is not None else crowds.paper.copy()
         if self.improve or self.allow_deletion:
             improve_labels(
                 labels, idx, k, bool(self.improve), bool(self.allow_deletion), model.row_cost,

@@ -18,14 +18,14 @@ from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
 from ..params import CrowdSize
 from ..partition import Partition
-from ._forest_core import decompose, size_limit
+from ._forest_core import size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._recoding_bound import attribute_bound
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes
 from ._recoding_topdown import specialize
-from .forest import MAX_ROUNDS, MOVE_CANDIDATES, _forest, _labels
+from .forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds
 
 __all__ = ["LocalRecoding"]
 
@@ -149,42 +149,42 @@ class LocalRecoding(GeneralizedMethod):
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
-        self.frag_ = 0.0
-        candidates = {"specialization": self._specialize(model, k)}
-        costs = {"specialization": model.of(candidates["specialization"])}
+        specialized, cost, frag = self._specialize(model, k)
+        candidates = {"specialization": specialized}
         # the forest runs where it was measured to win (value sets; pairs) and wherever the
         # certificate alone does not prove its ratio for the specialization
         wins = self.generalize == "sets" or k <= FOREST_WINS_UP_TO_K
-        if wins or costs["specialization"] > limit * self.lower_bound_:
-            _, trees = _forest(dist, idx, k)
-            trees, _ = decompose(trees, k, model.pair, refine=False)
-            self.max_tree_size_ = max((t.size for t in trees), default=limit)
-            self.paper_cost_ = model.of(_labels(trees, n))
-            trees, _ = decompose(trees, k, model.pair, refine=True)
-            candidates["forest"] = _labels(trees, n)
-            costs["forest"] = model.of(candidates["forest"])
+        if wins or cost > limit * self.lower_bound_:
+            crowds = forest_crowds(dist, idx, k, model, refine=True)
+            self.max_tree_size_ = crowds.max_tree_size
+            self.paper_cost_ = model.of(crowds.paper)
+            assert crowds.refined is not None
+            candidates["forest"] = crowds.refined
+        costs = {}
         for name, labels in candidates.items():
             improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         labels = candidates[self.construction_]
-        if k >= RESPLIT_MIN_K and resplit_pairs(labels, idx, k, cm, self.frag_):
+        if k >= RESPLIT_MIN_K and resplit_pairs(labels, idx, k, cm, frag):
             improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)
 
-    def _specialize(self, model: GeneralizationCost, k: int) -> np.ndarray:
-        """The cheapest specialization over the prices of a waiting record."""
+    @staticmethod
+    def _specialize(model: GeneralizationCost, k: int) -> tuple[np.ndarray, float, float]:
+        """The cheapest specialization over the prices of a waiting record and the
+        weighings of a split's parts: its labels, cost and weighing."""
         cm = model.kernel_args()
         top = float(cm[8].sum())
-        best, best_cost = None, np.inf
+        best: tuple[np.ndarray, float, float] | None = None
         for share in WAIT_SHARES:
             perm, bounds, levels = global_classes(model.n, k, share * top, cm)
             for frag in FRAGMENTATION:
                 labels = np.empty(model.n, dtype=np.intp)
                 labels[perm] = specialize(k, cm, perm, bounds, levels, frag)
                 cost = model.of(labels)
-                if cost < best_cost:
-                    best, best_cost, self.frag_ = labels, cost, frag
+                if best is None or cost < best[1]:
+                    best = (labels, cost, frag)
         assert best is not None
         return best

@@ -70,17 +70,16 @@ class Hierarchy:
     labels: tuple[tuple[str, ...], ...]
     source: str = "hierarchy"
     _index: dict[str, int] = field(init=False, repr=False)
-    _leaf_counts: tuple[np.ndarray, ...] = field(init=False, repr=False)
+    _nodes: dict[str, tuple[int, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.codes.setflags(write=False)
         index = {v: i for i, v in enumerate(self.labels[0])}
-        counts = tuple(
-            np.bincount(self.codes[:, j], minlength=len(self.labels[j]))
-            for j in range(self.codes.shape[1])
-        )
         object.__setattr__(self, "_index", index)
-        object.__setattr__(self, "_leaf_counts", counts)
+        nodes: dict[str, tuple[int, int]] = {}
+        for level in range(len(self.labels) - 1, -1, -1):  # the lowest level wins
+            nodes.update((label, (level, code)) for code, label in enumerate(self.labels[level]))
+        object.__setattr__(self, "_nodes", nodes)
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -248,18 +247,6 @@ class Hierarchy:
         """Published label of a level-``level`` node."""
         return self.labels[level][code]
 
-    def leaves_under(self, level: int, code: int) -> int:
-        """How many original values the node ``(level, code)`` covers."""
-        return int(self._leaf_counts[level][code])
-
-    def leaves_under_many(self, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """Vectorized :meth:`leaves_under` for arrays of levels and node codes."""
-        out = np.zeros(len(levels), dtype=np.int64)
-        for j in np.unique(levels):
-            at = levels == j
-            out[at] = self._leaf_counts[int(j)][nodes[at]]
-        return out
-
     def labels_of(self, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """Labels (object array) of the nodes ``(levels[i], nodes[i])``."""
         out = np.empty(len(levels), dtype=object)
@@ -270,10 +257,7 @@ class Hierarchy:
 
     def level_of_label(self, label: str) -> tuple[int, int] | None:
         """The lowest ``(level, code)`` whose label is ``label``, or None."""
-        for j, labels in enumerate(self.labels):
-            if label in labels:
-                return j, labels.index(label)
-        return None
+        return self._nodes.get(label)
 
     def __repr__(self) -> str:
         return f"Hierarchy({self.source!r}, values={len(self.values)}, height={self.height})"

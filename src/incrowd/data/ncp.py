@@ -30,8 +30,8 @@ __all__ = ["domain_size", "label_penalties", "present_values", "range_of_label"]
 
 def present_values(column: CategoricalColumn | HierarchicalColumn) -> np.ndarray:
     """Leaf codes that occur in the input (sorted)."""
-    if isinstance(column, CategoricalColumn):
-        return np.unique(column.codes)
+    if isinstance(column, CategoricalColumn):  # categories are the values found in the data
+        return np.arange(len(column.categories))
     return _present(column)
 
 
@@ -41,13 +41,15 @@ def domain_size(column: CategoricalColumn | HierarchicalColumn) -> int:
 
 
 def label_penalties(column: CategoricalColumn | HierarchicalColumn) -> list[np.ndarray]:
-    """NCP of publishing each node, per level (level 0: the values, cost 0; top: 1).
+    """NCP of publishing each node, per level (level 0: the values, cost 0; top: 1, or 0
+    when the input holds one value). Read-only arrays, computed once per column.
 
     A categorical column is a one-level hierarchy: its values, then ``*``.
     """
     if isinstance(column, CategoricalColumn):
-        return [np.zeros(len(column.categories)), np.ones(1)]
-    return [row.copy() for row in _label_penalties(column)]
+        top = 1.0 if len(column.categories) > 1 else 0.0
+        return [np.zeros(len(column.categories)), np.full(1, top)]
+    return list(_label_penalties(column))
 
 
 def range_of_label(label: str) -> tuple[float, float] | None:
@@ -116,7 +118,7 @@ def _compute_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
             under = np.bincount(table[present, level], minlength=width).astype(np.float64)
             out.append((under - 1.0) / (total - 1.0) if total > 1 else np.zeros(width))
     out[0] = np.zeros(widths[0])
-    out[-1] = np.ones(widths[-1])
+    out[-1] = np.full(widths[-1], 1.0 if present.size > 1 else 0.0)
     for level in range(1, len(out)):  # a parent costs at least each of its children
         parent = np.zeros(widths[level - 1], dtype=np.intp)
         parent[table[:, level - 1]] = table[:, level]
