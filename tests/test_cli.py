@@ -273,3 +273,30 @@ def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
     other = SimpleNamespace(exc_value=ValueError("x"))
     _cli_output.quiet_unraisable(other)
     assert shown == [other]  # anything else is reported as Python does
+
+
+def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monkeypatch):
+    """Inside a wait for worker threads (SciPy's threaded queries) or a JIT callback the
+    SIGTERM handler must not unwind: it delivers the signal again a moment later."""
+    import threading
+    from types import SimpleNamespace
+
+    from incrowd import _cli_output
+
+    def frame(filename, name, back=None):  # noqa: ANN001, ANN202
+        return SimpleNamespace(f_code=SimpleNamespace(co_filename=filename, co_name=name),
+                               f_back=back)  # fmt: skip
+
+    sent = threading.Event()
+    monkeypatch.setattr(_cli_output.os, "kill", lambda pid, sig: sent.set())
+    monkeypatch.setattr(_cli_output, "TERMINATED", [])
+    ours = frame("/src/incrowd/data/index.py", "_tree_lists")
+    joining = frame("/usr/lib/python3.11/threading.py", "join", ours)
+    compiling = frame("/site/llvmlite/binding/executionengine.py", "_notify", ours)
+    for unsafe in (joining, compiling):
+        sent.clear()
+        _cli_output.terminate(15, unsafe)  # returns: no unwinding here
+        assert sent.wait(5), "the kill was not delivered again"
+    with pytest.raises(SystemExit) as stopped:
+        _cli_output.terminate(15, ours)
+    assert stopped.value.code == 143 and _cli_output.TERMINATED == [15]

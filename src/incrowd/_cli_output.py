@@ -6,9 +6,11 @@ from __future__ import annotations
 import ast
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import typer
@@ -40,10 +42,40 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 TERMINATED: list[int] = []
 
 
-def terminate(signum: int, _frame: object) -> None:
-    """SIGTERM handler: unwind like Ctrl-C (``finally`` blocks remove temporary files)."""
-    TERMINATED.append(signum)
+#: How soon a kill that arrived where unwinding is unsafe is delivered again (seconds).
+REDELIVER_AFTER = 0.05
+#: Python frames (file name ending, function) inside which unwinding is unsafe: native
+#: threads still work on our arrays while the main thread waits for them to finish.
+_JOINS = (("threading.py", "join"), ("threading.py", "_wait_for_tstate_lock"))
+
+
+def terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM handler: unwind like Ctrl-C (``finally`` blocks remove temporary files).
+
+    Two places cannot unwind at once, so there the signal is delivered again a moment later:
+    a callback of the JIT compiler (llvmlite calls back into Python while numba compiles or
+    loads a cached kernel; an exception there is swallowed and the compiler may go on with a
+    broken buffer), and a wait for native worker threads (SciPy's neighbour queries run
+    threads over our arrays: leaving the wait frees the arrays under them — a crash)."""
+    if not TERMINATED:
+        TERMINATED.append(signum)
+    if _unsafe_to_unwind(frame):
+        timer = threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum))
+        timer.daemon = True
+        timer.start()
+        return
     raise SystemExit(128 + signum)
+
+
+def _unsafe_to_unwind(frame: FrameType | None) -> bool:
+    while frame is not None:
+        code = frame.f_code
+        if "llvmlite" in code.co_filename:
+            return True
+        if any(code.co_filename.endswith(f) and code.co_name == n for f, n in _JOINS):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def stop_if_terminated() -> None:

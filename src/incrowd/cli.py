@@ -370,7 +370,11 @@ def main() -> None:
     # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
     signal.signal(signal.SIGTERM, terminate)
     sys.unraisablehook = quiet_unraisable
-    sys.exit(run(sys.argv[1:]))
+    code = run(sys.argv[1:])
+    # The work is done (or undone): a kill from here on stops the process at once. Raised
+    # while the interpreter shuts down, SystemExit would crash it in native teardown code.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover
