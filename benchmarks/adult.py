@@ -47,13 +47,17 @@ SETTINGS = {
 }
 
 
-def run(k: int, age: str, form: str, method: str | None, folder: Path) -> dict:
+def run(
+    k: int, age: str, form: str, method: str | None, folder: Path, params: dict | None = None
+) -> dict:
     import incrowd
     from incrowd.datasets import ADULT_QIS, adult_hierarchy_path
 
     data, schema = incrowd.load_adult(age=age)
     start = time.perf_counter()
-    release = incrowd.anonymize(data, schema, k, method=method, generalize=form, seed=1)
+    release = incrowd.anonymize(
+        data, schema, k, method=method, params=params, generalize=form, seed=1
+    )
     seconds = time.perf_counter() - start
     path = folder / f"adult-k{k}.csv"
     release.write(path)

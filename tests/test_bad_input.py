@@ -141,8 +141,10 @@ CASES = [
     (anon("--qi", "age", "--k", "2", "--method", "magic"), "unknown method 'magic'"),
     (anon("--qi", "age", "--k", "2", "--param", "depth=3"), "does not take those parameters"),
     (anon("--qi", "age", "--k", "2", "--param", "oops"), "NAME=VALUE"),
-    (anon("--qi", "age", "--k", "2", "--method", "mdav", "--param", "variant='weird'"),
-     "variant must be"),
+    (
+        anon("--qi", "age", "--k", "2", "--method", "mdav", "--param", "variant='weird'"),
+        "variant must be",
+    ),
     (anon("--qi", "age", "--k", "2", "--release", "poster"), "unknown release form 'poster'"),
     (anon("--qi", "age", "--k", "2", "--norm", "3"), "norm must be 1 or 2"),
     (

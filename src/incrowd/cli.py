@@ -66,10 +66,11 @@ def anonymize(
     categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
     numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
     method: Annotated[
-        str | None, typer.Option(
+        str | None,
+        typer.Option(
             help="See `incrowd methods`.",
             show_default="local-recoding (generalized release), mdav (the others)",
-        )
+        ),
     ] = None,
     param: Annotated[ListOpt, typer.Option(help="Method parameter NAME=VALUE.")] = None,
     epsilon: Annotated[

@@ -17,6 +17,7 @@ __all__ = [
     "Interval",
     "OneOf",
     "PositiveInt",
+    "SetupCostValue",
     "Weights",
     "check_k",
     "check_seed",
@@ -60,10 +61,16 @@ class CrowdSize(Constraint):
     """A crowd size ``k``: an integer ≥ 2 and at most the number of records; ``fixed``
     when the method only makes crowds of one size."""
 
-    def __init__(self, fixed: int | None = None) -> None:
+    def __init__(self, fixed: int | None = None, *, minimum: int = 2) -> None:
         self.fixed = fixed
+        self.minimum = minimum
 
     def check(self, name: str, value: object, n: int) -> object:
+        if self.minimum == 1 and isinstance(value, numbers.Integral) and value == 1:
+            if isinstance(value, bool):
+                msg = f"{name} must be an integer >= 1, got {value!r}"
+                raise ParameterError(msg)
+            return 1
         if self.fixed is not None and value != self.fixed:
             msg = (
                 f"{name} must be {self.fixed} for this method (it forms crowds around "
@@ -73,7 +80,28 @@ class CrowdSize(Constraint):
         return check_k(value, n, name)
 
     def describe(self) -> str:
-        return f"= {self.fixed}" if self.fixed is not None else "integer >= 2"
+        if self.fixed is not None:
+            return f"= {self.fixed}"
+        return f"integer >= {self.minimum}"
+
+
+class SetupCostValue(Constraint):
+    """A setup cost: a non-negative number, or a function of (centers, radii)."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        if callable(value):
+            return value
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not ok or not 0 <= float(value) < float("inf"):  # type: ignore[arg-type]
+            msg = (
+                f"{name} must be a non-negative number or a function f(centers, radii), "
+                f"got {value!r}"
+            )
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return "number >= 0 | f(centers, radii)"
 
 
 class OneOf(Constraint):

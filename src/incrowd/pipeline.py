@@ -170,7 +170,7 @@ def anonymize(
     # the method's objective, priced again from the partition by its cost object (a radius
     # from the method's own centers): the metadata's cost must equal it
     if objective.name not in loss:
-        loss[objective.name] = objective.of(partition.labels)
+        loss[objective.name] = objective.priced(partition.labels, centers)
     mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = dict(out.metadata) | {
@@ -188,6 +188,7 @@ def anonymize(
         "objective": objective.name,
         "lower_bound": None if lower is None else float(lower),
         "certified_ratio": ratio,
+        "certificate": getattr(algorithm, "certificate_", None),
         "approximation_ratio": algorithm.approximation_ratio_,
         "guarantee_text": guarantee.text,
         "reference": guarantee.reference,

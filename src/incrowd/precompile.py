@@ -21,6 +21,7 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
     """Compile the kernels every method uses (``parallel``: also MDAV's multi-threaded
     variants, used on tables of 50,000 records or more). Returns the seconds spent."""
     from . import algorithms, costs
+    from .algorithms.cellular import compile_kernels
     from .algorithms.mdav import compile_parallel
     from .data.schema import Categorical, Hierarchical, Numeric, Schema
     from .data.space import MetricSpace
@@ -54,6 +55,8 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
             )
             for deletion in (False, True) if cls.tags.deletion else (False,):
                 configured(cls, 3, allow_deletion=deletion).fit(small)
+    say("cellular certificates")
+    compile_kernels()
     say("costs")
     for space in spaces:
         costs.MaxRadius.on(space).of(np.arange(n) % 5)

@@ -108,7 +108,7 @@ def check_algorithm(
         opt, _ = optimum(cost, n, k, **limit)  # type: ignore[arg-type]
         tol = 1e-9 * max(1.0, abs(opt))
         if cost.combine == "sum":
-            priced = cost.of(labels)
+            priced = cost.priced(labels, getattr(model, "center_records_", None))
             assert abs(model.cost_ - priced) <= tol, f"cost_ {model.cost_} is not its cost {priced}"
         assert model.cost_ >= opt - tol, f"cost {model.cost_} is below the optimum {opt}"
         if tags.certificate:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import Algorithm
+from .cellular import CellularClustering, RCellular, RCellularOutliers
 from .exact import ExactPartition
 from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
 from .forest import ForestKAnonymity, MuApprox
@@ -13,10 +14,13 @@ from .recoding import LocalRecoding
 __all__ = [
     "METHODS",
     "MDAV",
+    "CellularClustering",
     "ExactPartition",
     "ForestKAnonymity",
     "LocalRecoding",
     "MuApprox",
+    "RCellular",
+    "RCellularOutliers",
     "KRCenter",
     "KRCenterOutliers",
     "RGather",
@@ -34,6 +38,9 @@ METHODS: dict[str, type[Algorithm]] = {
     "r-gather-outliers": RGatherOutliers,
     "kr-center": KRCenter,
     "kr-center-outliers": KRCenterOutliers,
+    "cellular": CellularClustering,
+    "r-cellular": RCellular,
+    "r-cellular-outliers": RCellularOutliers,
     "local-recoding": LocalRecoding,
     "forest": ForestKAnonymity,
     "mu-approx": MuApprox,

@@ -9,6 +9,13 @@ Clustering*. ACM Transactions on Algorithms 6(3), 2010 (PODS 2006). doi:10.1145/
 - :class:`KRCenter` — Sec. 2.4, (k, r)-Center: at most ``max_clusters`` crowds, 2-approximation.
 - :class:`KRCenterOutliers` — Sec. 2.4, (k, r, ε)-Center: 4-approximation (Thm 2.8).
 
+**Refinement** (``refine=True``, the default): afterwards each crowd of ``2k`` or more
+records is split into crowds of at least ``k`` around its center
+(:mod:`._crowd_split`); every part lies within the crowd's radius of that center, so
+``radius_`` never grows and the guarantee and certificate hold unchanged, while the
+release loses far less. ``unrefined_partition_`` and ``unrefined_radius_`` keep the
+paper's crowds.
+
 Every estimator returns a certificate: ``lower_bound_`` is proven ≤ the optimal radius (with
 arbitrary centers, except ``centers="points"``), so ``radius_ / lower_bound_`` bounds how far
 this release is from the best possible one. Centers are input records:
@@ -27,8 +34,10 @@ from ..base import Algorithm, Guarantee, Tags
 from ..costs import MaxRadius, best_centers
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError
-from ..params import CrowdSize, Interval, OneOf, PositiveInt
+from ..params import CrowdSize, Flag, Interval, OneOf, PositiveInt
 from ..partition import Partition
+from ._crowd_split import first_of_each as _first_of_each
+from ._crowd_split import split_crowds
 from ._gather_flow import saturating_assignment
 from ._gather_greedy import (
     Neighbours,
@@ -53,6 +62,7 @@ class _Gather(Algorithm):
 
     k: int
     tol: float
+    refine: bool
 
     centers_: np.ndarray
     center_records_: np.ndarray
@@ -76,18 +86,53 @@ class _Gather(Algorithm):
         lower: float,
         tests: int,
     ) -> None:
-        """Record the fit: canonical labels, centers per label, radius and certificate."""
-        self.partition_ = Partition(labels)
-        canonical, first = np.unique(self.partition_.labels, return_index=True)
+        """Record the fit: canonical labels, centers per label, radius and certificate;
+        with ``refine``, crowds of ``2k`` or more split around their centers."""
+        self.unrefined_partition_ = Partition(labels)
+        canonical, first = np.unique(self.unrefined_partition_.labels, return_index=True)
         keep = canonical >= 0
         order = centers[labels[first[keep]]]  # the center of each canonical label
-        best, radii = best_centers(space.geometry, self.partition_.labels, order)
+        best, radii = best_centers(space.geometry, self.unrefined_partition_.labels, order)
+        self.unrefined_radius_ = float(radii.max()) if radii.size else 0.0
+        self.partition_ = self.unrefined_partition_
+        if self.refine:
+            split, parent = split_crowds(space.geometry, self.partition_.labels, best, self.k)
+            cap = self._max_crowds()
+            if cap is not None and parent.size > cap:
+                split, parent = _within_cap(self.partition_.labels, split, parent, cap)
+            self.partition_ = Partition(split)
+            # each part starts from its crowd's center, so no radius grows
+            start = best[parent[split[_first_of_each(self.partition_.labels)]]]
+            best, radii = best_centers(space.geometry, self.partition_.labels, start)
         self.center_records_ = best
         self.radius_ = float(radii.max()) if radii.size else 0.0
         self.cost_ = self.radius_
         self.threshold_ = float(threshold)
         self.lower_bound_ = float(lower)
         self.n_tests_ = tests
+
+
+    def _max_crowds(self) -> int | None:
+        """The cap on the number of crowds, for the methods that have one."""
+        return int(self.max_clusters) if self.tags.cluster_cap else None  # type: ignore[attr-defined]
+
+
+def _within_cap(
+    labels: np.ndarray, split: np.ndarray, parent: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split only the largest crowds, as many as keep at most ``cap`` crowds."""
+    sizes = np.bincount(labels[labels >= 0])
+    parts = np.bincount(parent, minlength=sizes.size)
+    room = cap - sizes.size
+    chosen = np.zeros(sizes.size, dtype=bool)
+    for c in np.argsort(-sizes, kind="stable"):
+        if parts[c] > 1 and parts[c] - 1 <= room:
+            chosen[c] = True
+            room -= parts[c] - 1
+    use = (labels >= 0) & chosen[np.maximum(labels, 0)]
+    out = np.where(use, sizes.size + split, labels)
+    out_parent = np.concatenate([np.arange(sizes.size), parent])
+    return out, out_parent
 
 
 class RGather(_Gather):
@@ -141,11 +186,16 @@ class RGather(_Gather):
     """
 
     guarantee: ClassVar[Guarantee] = Guarantee("radius <= 2 OPT", f"{_PAPER}, Thm 2.3", 2.0)
-    parameters: ClassVar[dict] = {"k": CrowdSize(), "tol": Interval(0, 1, open_low=True)}
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(),
+        "tol": Interval(0, 1, open_low=True),
+        "refine": Flag(),
+    }
 
-    def __init__(self, k: int = 3, *, tol: float = 1e-3) -> None:
+    def __init__(self, k: int = 3, *, tol: float = 1e-3, refine: bool = True) -> None:
         self.k = k
         self.tol = tol
+        self.refine = refine
 
     def _max_centers(self) -> int | None:
         return None
@@ -203,10 +253,13 @@ class KRCenter(RGather):
     tags: ClassVar[Tags] = Tags(cluster_cap=True, any_norm=True)
     parameters: ClassVar[dict] = RGather.parameters | {"max_clusters": PositiveInt()}
 
-    def __init__(self, k: int = 3, *, max_clusters: int = 10, tol: float = 1e-3) -> None:
+    def __init__(
+        self, k: int = 3, *, max_clusters: int = 10, tol: float = 1e-3, refine: bool = True
+    ) -> None:
         self.k = k
         self.max_clusters = max_clusters
         self.tol = tol
+        self.refine = refine
 
     def _max_centers(self) -> int | None:
         return int(self.max_clusters)
@@ -261,11 +314,13 @@ class RGatherOutliers(_Gather):
         *,
         centers: Literal["any", "points"] = "any",
         tol: float = 1e-3,
+        refine: bool = True,
     ) -> None:
         self.k = k
         self.epsilon = epsilon
         self.centers = centers
         self.tol = tol
+        self.refine = refine
 
     @property
     def approximation_ratio_(self) -> float:  # type: ignore[override]
@@ -345,12 +400,19 @@ class KRCenterOutliers(_Gather):
     }
 
     def __init__(
-        self, k: int = 3, *, max_clusters: int = 10, epsilon: float = 0.05, tol: float = 1e-3
+        self,
+        k: int = 3,
+        *,
+        max_clusters: int = 10,
+        epsilon: float = 0.05,
+        tol: float = 1e-3,
+        refine: bool = True,
     ) -> None:
         self.k = k
         self.max_clusters = max_clusters
         self.epsilon = epsilon
         self.tol = tol
+        self.refine = refine
 
     def _fit(self, space: MetricSpace) -> None:
         r = self.k

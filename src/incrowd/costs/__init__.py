@@ -2,6 +2,8 @@
 
 - :class:`SSE` — within-crowd sum of squares (microaggregation);
 - :class:`MaxRadius` — largest distance to a crowd's center (the r-Gather family);
+- :class:`CellularCost` — each record pays its crowd's radius, each crowd a setup cost
+  (cellular clustering);
 - :class:`GeneralizationCost` — the cost of publishing each crowd generalized (numeric
   ranges, hierarchy labels by height or NCP, value sets): k-anonymity.
 
@@ -12,17 +14,20 @@ objects, so a cost is defined in exactly one place.
 from __future__ import annotations
 
 from .base import Cost
+from .cellular import CellularCost, SetupCost
 from .generalization import GeneralizationCost, GeneralizeForm, LevelLoss
 from .radius import MaxRadius, best_centers, radii_from
 from .sse import SSE, l_sse
 
 __all__ = [
+    "CellularCost",
     "Cost",
     "GeneralizationCost",
     "GeneralizeForm",
     "LevelLoss",
     "MaxRadius",
     "SSE",
+    "SetupCost",
     "best_centers",
     "l_sse",
     "radii_from",

@@ -23,10 +23,19 @@ class Cost(ABC):
     name: ClassVar[str]
     #: How crowd costs add up: ``"sum"`` (SSE, generalization) or ``"max"`` (radius).
     combine: ClassVar[Literal["sum", "max"]]
+    #: Whether a crowd's cost depends on a chosen center record: then :meth:`priced`
+    #: starts from the centers a method chose (its ``center_records_``).
+    centered: ClassVar[bool] = False
 
     @abstractmethod
     def of(self, labels: np.ndarray) -> float:
         """The cost of a labelling (crowd per record; −1 for a record left out)."""
+
+    def priced(self, labels: np.ndarray, centers: np.ndarray | None = None) -> float:
+        """The cost of a labelling, from the method's centers where the cost has centers."""
+        if self.centered and centers is not None:
+            return self.of(labels, centers)  # type: ignore[call-arg]
+        return self.of(labels)
 
     @abstractmethod
     def crowd(self, members: np.ndarray) -> float:

@@ -36,6 +36,7 @@ class MaxRadius(Cost):
 
     name: ClassVar[str] = "max_radius"
     combine: ClassVar[str] = "max"  # type: ignore[assignment]
+    centered: ClassVar[bool] = True
 
     def __init__(self, geometry: Geometry) -> None:
         self.geometry = geometry

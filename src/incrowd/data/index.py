@@ -104,6 +104,17 @@ class NeighbourIndex:
     def _rows(self) -> Geometry:
         return self.geometry.take(self._distinct[0])
 
+    @cached_property
+    def distinct_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, NeighbourIndex]:
+        """``(first, inverse, counts, index)``: record ``first[u]`` stands for distinct row
+        ``u``, record ``i`` is row ``inverse[i]``, row ``u`` has ``counts[u]`` records, and
+        ``index`` answers queries over the distinct rows (numbered ``0..m-1``)."""
+        first, inverse, counts, _, _ = self._distinct
+        if first.size == self.n:  # no copies: the records are the rows
+            rows = np.arange(self.n, dtype=np.intp)
+            return rows, rows, np.ones(self.n, dtype=np.intp), self
+        return first, inverse, counts, NeighbourIndex(self._rows())
+
     # ------------------------------------------------------------ neighbour lists
     def neighbours(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Per record: distances and indices of its ``k`` nearest other records, nearest
@@ -128,6 +139,12 @@ class NeighbourIndex:
         first, _, counts, order, starts = self._distinct
         m = first.size
         q = min(k + 1, m)  # k + 1 distinct rows hold at least k records other than any one
+        if m < self.n:  # copies: the index of the distinct rows lists them (and keeps them)
+            d_u, i_u = np.zeros((m, 1)), np.arange(m, dtype=np.intp)[:, None]
+            if q > 1:
+                nd, ni = self.distinct_rows[3].neighbours(q - 1)
+                d_u, i_u = np.hstack([d_u, nd]), np.hstack([i_u, ni])
+            return expand_lists(d_u, i_u.astype(np.intp), counts, starts, order, k)
         rows = self._rows()
         if rows.codes.shape[1] == 0:
             d_u, i_u = self._tree_lists(rows, q)

@@ -1,0 +1,90 @@
+"""Splitting crowds of ``2k`` or more records into crowds of ``k`` or more.
+
+The r-cellular algorithm's crowds can be large where the data are spread (its growth
+prefers candidates holding many records), and the r-Gather family's are as large as the
+largest radius allows. A crowd splits like MDAV within itself: the member farthest from the
+crowd's center and its ``k − 1`` nearest members form a part, until fewer than ``2k`` are
+left, which form the last part. Every part lies within the crowd's radius of its center, so
+a split never raises the largest radius (r-Gather keeps its guarantee); r-cellular keeps a
+split only where it lowers the cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._runtime import jit
+from ..data.geometry import Geometry
+from ..data.kernels import pair_distance
+
+__all__ = ["first_of_each", "split_crowds", "split_parts"]
+
+
+@jit()
+def split_parts(num, codes, ent, norm, order, starts, centers, k):
+    """For every crowd ``order[starts[c]:starts[c+1]]`` (center record ``centers[c]``), a
+    part number per member (aligned with ``order``); crowds under ``2k`` stay whole."""
+    part = np.zeros(order.size, dtype=np.intp)
+    for c in range(starts.size - 1):
+        lo, hi = starts[c], starts[c + 1]
+        m = hi - lo
+        if m < 2 * k:
+            continue
+        members = order[lo:hi]
+        to_center = np.empty(m)
+        for t in range(m):
+            to_center[t] = pair_distance(num, codes, ent, centers[c], members[t], norm)
+        left = np.ones(m, dtype=np.bool_)
+        n_left = m
+        p = 0
+        d = np.empty(m)
+        while n_left >= 2 * k:
+            far = -1
+            for t in range(m):
+                if left[t] and (far < 0 or to_center[t] > to_center[far]):
+                    far = t
+            for t in range(m):
+                d[t] = (
+                    pair_distance(num, codes, ent, members[far], members[t], norm)
+                    if left[t]
+                    else np.inf
+                )
+            near = np.argsort(d, kind="mergesort")[:k]
+            for t in near:
+                left[t] = False
+                part[lo + t] = p
+            n_left -= k
+            p += 1
+        for t in range(m):
+            if left[t]:
+                part[lo + t] = p
+    return part
+
+
+def split_crowds(
+    geometry: Geometry, labels: np.ndarray, centers: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every crowd (labels ``0..m-1``, center record ``centers[c]``) split by
+    :func:`split_parts`: the new labels ``0..P-1`` and the crowd each came from."""
+    labels = np.asarray(labels, dtype=np.intp)
+    kept = np.flatnonzero(labels >= 0)
+    if kept.size == 0:
+        return labels.copy(), np.zeros(0, dtype=np.intp)
+    order = kept[np.argsort(labels[kept], kind="stable")].astype(np.intp)
+    sizes = np.bincount(labels[kept])
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    args = (geometry.numeric, geometry.codes, geometry.entry_table(), geometry.norm)
+    part = split_parts(*args, order, starts, np.asarray(centers, dtype=np.intp), k)
+    n_parts = np.maximum.reduceat(part, starts[:-1]) + 1
+    offset = np.concatenate(([0], np.cumsum(n_parts)[:-1]))
+    out = labels.copy()
+    out[order] = offset[labels[order]] + part
+    return out, np.repeat(np.arange(sizes.size), n_parts).astype(np.intp)
+
+
+def first_of_each(labels: np.ndarray) -> np.ndarray:
+    """The first record of each crowd ``0..m-1``."""
+    labels = np.asarray(labels)
+    kept = np.flatnonzero(labels >= 0)
+    _, first = np.unique(labels[kept], return_index=True)
+    return kept[first]

@@ -1,0 +1,473 @@
+"""Cellular clustering: every record pays its crowd's radius, every crowd a setup cost.
+
+Aggarwal, Feder, Kenthapadi, Khuller, Panigrahy, Thomas, Zhu. *Achieving Anonymity via
+Clustering*. ACM Transactions on Algorithms 6(3), 2010 (PODS 2006), Section 3.
+
+- :class:`CellularClustering` — the primal-dual 3-approximation (Thm 3.5) with setup costs;
+  with a crowd size ``k ≥ 2``, the r-cellular algorithm (Thm 3.8) on those setup costs.
+- :class:`RCellular` — r-cellular clustering: every crowd ≥ ``k``, cost ``Σ m · R``; a
+  36-approximation (Thm 3.8).
+- :class:`RCellularOutliers` — (r, ε)-cellular clustering, as prize-collecting r-cellular
+  with one penalty per left-out record (the paper states no algorithm or constant).
+
+Unlike the r-Gather family, which minimizes the largest radius, the cellular cost charges
+every record its own crowd's radius, so crowds stay small where the data are dense.
+
+**Centers are input records**, as in the paper's LP (a candidate cluster is a record and a
+distance from it): the guarantees and ``lower_bound_`` are against the optimum with centers
+at input records, which is at most twice the optimum with free centers (re-centering a
+crowd on a member at most doubles its radius), so ``lower_bound_ / 2`` bounds the latter.
+After the algorithm each crowd may move its center to a member when that is cheaper, which
+only lowers the cost.
+
+**Candidates at scale.** The LP has a candidate for every record and every distance from
+it. Up to :data:`COMPLETE_UP_TO` records the growth sees them all; beyond, each center's
+radii up to its m-th neighbour (:func:`list_length`). The dual grown there is then checked
+against *every* candidate (:mod:`._cellular_certify`) and scaled down by the worst
+violation, so ``lower_bound_`` is proven for the full problem; ``dual_scale_`` says by how
+much it was scaled (1: no candidate was violated).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import CellularCost, SetupCost
+from ..data.space import MetricSpace
+from ..errors import ParameterError
+from ..params import CrowdSize, Interval, SetupCostValue
+from ..partition import Partition
+from ._cellular_certify import Feasibility, feasible_scale, radius_floor
+from ._cellular_dual import assign, candidates, grow
+from ._cellular_unshare import unshare
+from ._crowd_split import first_of_each, split_crowds
+
+__all__ = [
+    "CellularClustering",
+    "RCellular",
+    "RCellularOutliers",
+    "compile_kernels",
+    "list_length",
+]
+
+_PAPER = "Aggarwal et al., Achieving Anonymity via Clustering, ACM TALG 6(3), 2010"
+
+#: Inputs up to this many records grow the dual over every candidate cluster.
+COMPLETE_UP_TO = 1_500
+#: Beyond, each center's candidate radii reach its ``max(LIST_PER_K · k, LIST_MIN)``-th
+#: neighbour.
+LIST_PER_K = 4
+LIST_MIN = 24
+#: Check the dual even where it cannot beat the radius bound (the tests set it).
+CHECK_ALWAYS = False
+
+
+def list_length(n: int, k: int) -> int:
+    """How many neighbours of each center give its candidate radii."""
+    if n - 1 <= COMPLETE_UP_TO:
+        return n - 1
+    return min(n - 1, max(LIST_PER_K * k, LIST_MIN))
+
+
+class _Dual:
+    """The dual grown on one space's distinct rows: lists, candidates, ``α``, the primal."""
+
+    def __init__(self, space: MetricSpace, k: int, setup: SetupCost, freeze_at: float) -> None:
+        first, inverse, counts, rows = space.index().distinct_rows
+        self.first, self.inverse, self.weight = first, inverse, counts.astype(np.int64)
+        geometry = rows.geometry
+        self.args = (geometry.numeric, geometry.codes, geometry.entry_table(), geometry.norm)
+        m = first.size
+        q = list_length(m, k)
+        self.complete = q == m - 1
+        if q > 0:
+            nd, ni = rows.neighbours(q)
+        else:
+            nd, ni = np.zeros((m, 0)), np.zeros((m, 0), dtype=np.intp)
+        self.nd = np.ascontiguousarray(nd)
+        self.ni = np.ascontiguousarray(ni, dtype=np.intp)
+        start, center, last, radius, size = candidates(self.nd, self.ni, self.weight, k)
+        self.cost = CellularCost(space.geometry, setup)
+        self.k = k
+        f = self.augmented(center, radius)
+        if callable(setup):
+            _check_setup(f, start, radius)
+        self.center = center
+        alpha, witness, opened = grow(
+            self.ni, self.weight, start, center, last, radius, size, f, freeze_at
+        )
+        tol = 1e-12 * (float(radius.max()) if radius.size else 1.0)
+        owner, _ = assign(self.ni, center, last, radius, alpha, witness, opened, tol)
+        self.alpha, self.opened = alpha, opened
+        self.owner = owner[inverse]  # per record
+        self.rho = radius[start[:-1]] if k >= 2 else np.zeros(m)
+
+    def augmented(self, centers: np.ndarray, radii: np.ndarray) -> np.ndarray:
+        """Setup costs of candidates: ``f``, plus ``k · d`` for crowds of ``k`` (Thm 3.8)."""
+        f = self.cost.setup_of(self.first[centers], radii)
+        return f + self.k * radii if self.k >= 2 else f
+
+    def dual_sum(self) -> float:
+        """``Σ α`` over records."""
+        return float((self.weight * self.alpha).sum())
+
+    def feasible(self) -> Feasibility:
+        """The scale making ``α`` feasible for every candidate cluster."""
+        return feasible_scale(
+            self.args, self.alpha, self.nd, self.ni, self.complete, self.rho, self.weight,
+            self.augmented,
+        )  # fmt: skip
+
+    def radius_floors(self) -> np.ndarray:
+        """Per record, the least radius its crowd can have (:func:`radius_floor`)."""
+        return radius_floor(self.nd, self.ni, self.rho)[self.inverse]
+
+
+def _check_setup(f: np.ndarray, start: np.ndarray, radius: np.ndarray) -> None:
+    if not np.all(np.isfinite(f)) or (f < 0).any():
+        msg = "setup_cost must return finite non-negative costs"
+        raise ParameterError(msg)
+    step = np.diff(f)
+    same_center = np.ones(step.size, dtype=bool)
+    same_center[start[1:-1] - 1] = False
+    if (step[same_center] < -1e-12 * (1 + np.abs(f[1:][same_center]))).any():
+        msg = "setup_cost must not decrease as the radius grows (at a fixed center)"
+        raise ParameterError(msg)
+
+
+class CellularClustering(Algorithm):
+    """Cellular clustering: minimize ``Σ_crowds f(center, R) + members · R``.
+
+    Parameters
+    ----------
+    setup_cost : float or callable, default 0.0
+        The setup cost ``f`` of a crowd: a constant, or ``f(centers, radii) -> costs`` on
+        arrays (non-decreasing in the radius at each center).
+    k : int, default 1
+        Minimum crowd size. ``1``: the paper's cellular clustering (Def. 3.1), no size
+        constraint. ``k ≥ 2``: every crowd has at least ``k`` records, by the r-cellular
+        algorithm of Thm 3.8 run on these setup costs (as :class:`RCellular`).
+
+    Attributes
+    ----------
+    labels_, partition_ : the crowds
+    center_records_ : ndarray of int, the input record that is each crowd's center
+    radii_ : ndarray, each crowd's radius from its center
+    cost_ : float, ``Σ f(center, R) + members · R``
+    lower_bound_ : float, a proven lower bound on the optimum with centers at input records:
+        the larger of ``dual_bound_`` and ``radius_bound_``
+    dual_bound_ : float or None, ``Σ α`` (for ``k ≥ 2``, ``Σ α / 2`` of the augmented
+        instance) of a dual feasible for every candidate cluster; None when checking that
+        would have taken too long (:data:`~._cellular_certify.MAX_PAIRS_PER_ROW`), or when
+        the candidates were restricted and even the unscaled dual is below
+        ``radius_bound_`` (then the check could not raise ``lower_bound_``)
+    dual_checked_ : bool, whether that check was made
+    radius_bound_ : float, for ``k ≥ 2``: ``Σ_i β_i``, each record's least possible radius
+        (a crowd's center has ``k`` records within its radius, and each member within it;
+        :func:`~._cellular_certify.radius_floor`)
+    certificate_ : dict, which bound it is and how it was proven
+    dual_sum_ : float, ``Σ α`` of the dual as grown (before scaling)
+    dual_values_ : ndarray, each record's ``α``
+    dual_scale_ : float or None, the factor that made it feasible for every candidate
+        (1: none violated)
+    complete_candidates_ : bool, whether the growth saw every candidate cluster
+    shared_cost_ : float or None, for ``k ≥ 2``: the cost of the shared solution (Step 2)
+    unrefined_cost_ : float, the cost before crowds of ``2k`` or more were split where
+        that is cheaper (:mod:`._crowd_split`)
+
+    Notes
+    -----
+    **k = 1** (Thm 3.5). The dual grows as in Jain–Vazirani's facility location, but a
+    candidate ``(v, d)`` charges each member the radius ``d``; temporarily open candidates
+    are taken by decreasing radius and a record whose witness was shut down goes to the
+    cluster that blocked it, within ``3 d`` (Lemma 3.3). Per crowd,
+    ``service + 3 · setup ≤ 3 Σ α`` (Lemma 3.4), so **cost ≤ 3 · OPT** for a constant setup
+    cost (a setup cost growing with the radius is charged at the crowd's final radius, up to
+    ``3 d``: then only the certificate is claimed).
+
+    **k ≥ 2** (Thm 3.8). Setup costs are augmented by ``k · d`` and candidates with fewer
+    than ``k`` records are dropped (the augmented optimum is ≤ 2 OPT); the primal-dual
+    (≤ 3×); each open cluster shares its center's ``k`` nearest records (paid by the
+    augmentation); the shared clusters are made disjoint by increasing actual radius,
+    leftovers grouped under their parents (≤ 6×, :mod:`._cellular_unshare`). **cost ≤ 36 ·
+    OPT** for a constant setup cost; a posteriori ``cost ≤ 6 · shared ≤ 18 · Σ α``.
+
+    Time: neighbour lists of ``m`` records (``m = n − 1`` up to :data:`COMPLETE_UP_TO`),
+    the growth :math:`O(n m^2 \\log(n m))`, the primal and unsharing :math:`O(n m)`, the
+    certificate :math:`O(\\sum_v p_v^2)` over the pairs ``D(v, i) < α_i``.
+    Memory :math:`O(n m)`.
+
+    References
+    ----------
+    .. [1] G. Aggarwal et al. Achieving anonymity via clustering. ACM TALG 6(3):49, 2010.
+       doi:10.1145/1798596.1798602
+
+    Examples
+    --------
+    >>> import numpy as np, incrowd
+    >>> X = np.array([[0.0, 0.0], [2.0, 0.0], [100.0, 103.0], [100.0, 100.0], [100.0, 97.0]])
+    >>> model = incrowd.CellularClustering(setup_cost=5).fit(X)
+    >>> model.labels_.tolist(), model.cost_, round(model.lower_bound_, 6)
+    ([0, 0, 1, 1, 1], 23.0, 23.0)
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(
+        "cost <= 3 OPT (k = 1), <= 36 OPT (k >= 2), centers at input records, constant setup",
+        f"{_PAPER}, Thm 3.5 and Thm 3.8",
+    )
+    tags: ClassVar[Tags] = Tags(any_norm=True)
+    cost_class: ClassVar[type[CellularCost]] = CellularCost
+    parameters: ClassVar[dict] = {"k": CrowdSize(minimum=1), "setup_cost": SetupCostValue()}
+
+    def __init__(self, setup_cost: SetupCost = 0.0, *, k: int = 1) -> None:
+        self.setup_cost = setup_cost
+        self.k = k
+
+    def _setup(self) -> SetupCost:
+        return self.setup_cost
+
+    def cost(self, space: MetricSpace) -> CellularCost:
+        return CellularCost.on(space, self._setup())
+
+    @property
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
+        """3 for ``k = 1``, 36 for ``k ≥ 2``; None for a setup cost given as a function."""
+        if callable(self._setup()):
+            return None
+        return 3.0 if int(self.k) == 1 else 36.0
+
+    def _freeze_at(self, space: MetricSpace) -> tuple[float, int]:
+        """The penalty λ at which a record stops waiting, and the records that may wait."""
+        return float("inf"), 0
+
+    def _fit(self, space: MetricSpace) -> None:
+        k = int(self.k)
+        freeze_at, budget = self._freeze_at(space)
+        dual = _Dual(space, k, self._setup(), freeze_at)
+        owner = dual.owner
+        centers_of = dual.first[dual.center]  # candidate -> center record
+        if k == 1:
+            labels, centers = _relabel(owner, centers_of)
+            self.shared_cost_ = None
+        else:
+            used, local = np.unique(owner[owner >= 0], return_inverse=True)
+            owner_local = np.full(owner.size, -1, dtype=np.intp)
+            owner_local[owner >= 0] = local
+            geometry = space.geometry
+            args = (geometry.numeric, geometry.codes, geometry.entry_table(), geometry.norm)
+            if dual.weight.size == owner.size:  # no copies: the rows' lists serve
+                idx = dual.first[dual.ni[dual.inverse, : k - 1]]
+            else:
+                _, idx = space.index().neighbours(k - 1)
+            labels, centers, shared = unshare(
+                args, owner_local, centers_of[used], np.ascontiguousarray(idx), k
+            )
+            self.shared_cost_ = shared
+        canonical = Partition(labels).labels
+        crowd_centers = centers[labels[first_of_each(canonical)]]
+        best, _, costs = dual.cost.crowds(canonical, crowd_centers)
+        self.unrefined_cost_ = float(costs.sum())
+        if k >= 2:
+            canonical, best = _split_where_cheaper(dual.cost, canonical, best, costs, k)
+        self.partition_ = Partition(canonical)
+        first = first_of_each(self.partition_.labels)
+        best, radii, costs = dual.cost.crowds(self.partition_.labels, best[canonical[first]])
+        self.center_records_ = best
+        self.radii_ = radii
+        self.cost_ = float(costs.sum())
+        self._certify(dual, freeze_at, budget)
+
+    def _certify(self, dual: _Dual, freeze_at: float, budget: int) -> None:
+        """The lower bounds: the dual's (checked against every candidate) and, for crowds
+        of ``k``, each record's least possible radius; ``lower_bound_`` is the larger."""
+        k = int(self.k)
+        total = dual.dual_sum()
+        floors = np.sort(dual.radius_floors())
+        self.radius_bound_ = float(floors[: floors.size - budget].sum()) if k >= 2 else 0.0
+        # scaling only lowers the dual: when even the unscaled one is no better than the
+        # radius bound, the check (the costliest part at scale) would change nothing
+        unscaled = total / 2 if k >= 2 else total
+        if dual.complete or CHECK_ALWAYS or unscaled > self.radius_bound_:
+            check = dual.feasible()
+        else:
+            check = Feasibility(None, 0, 0, needed=False)
+        self.dual_sum_ = total
+        self.dual_values_ = dual.alpha[dual.inverse]
+        self.dual_scale_ = check.scale
+        self.complete_candidates_ = dual.complete
+        self.certificate_pairs_ = check.pairs
+        self.certificate_searches_ = check.searched
+        self.n_temporarily_open_ = int(dual.opened.size)
+        dual_bound = None
+        if check.scale is not None:
+            # (1 − 1e-12): the rounding of α, d and f in the growth
+            value = check.scale * total * (1 - 1e-12) - (freeze_at * budget if budget else 0.0)
+            dual_bound = max(0.0, value / 2 if k >= 2 else value)
+        self.dual_bound_ = dual_bound
+        self.dual_checked_ = check.needed
+        self.lower_bound_ = max(dual_bound or 0.0, self.radius_bound_)
+
+    @property
+    def certificate_(self) -> dict[str, object]:
+        """How ``lower_bound_`` was proven (written to the release metadata)."""
+        if not self.dual_checked_:
+            dual = "not checked: unscaled, it is already below the radius bound"
+        elif self.dual_scale_ is None:
+            dual = "not claimed: checking it against every candidate was too large a search"
+        elif self.complete_candidates_:
+            dual = "grown over every candidate cluster"
+        else:
+            dual = (
+                "grown over each center's nearest radii, checked against every candidate, "
+                f"scaled by {self.dual_scale_:.6g}"
+            )
+        return {
+            "lower_bound_from": "dual" if (self.dual_bound_ or 0.0) >= self.radius_bound_
+            else "least radius per record",
+            "dual_bound": self.dual_bound_,
+            "dual": dual,
+            "radius_bound": self.radius_bound_,
+            "centers": "input records (the optimum with free centers is at least half)",
+        }  # fmt: skip
+
+
+def _split_where_cheaper(
+    cost: CellularCost, labels: np.ndarray, centers: np.ndarray, costs: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split each crowd of ``2k`` or more (:func:`split_crowds`) where the parts cost less;
+    the labels and a center record per new crowd."""
+    split, parent = split_crowds(cost.geometry, labels, centers, k)
+    if parent.size == costs.size:
+        return labels, centers
+    split_centers, _, split_costs = cost.crowds(split)
+    cheaper = np.bincount(parent, weights=split_costs, minlength=costs.size) < costs * (1 - 1e-12)
+    # a crowd split where that is cheaper: its parts' labels, after every unsplit crowd's
+    use = (labels >= 0) & cheaper[np.maximum(labels, 0)]
+    out = np.where(use, costs.size + split, labels)
+    out = Partition(out).labels
+    kept = np.flatnonzero(out >= 0)
+    new_centers = np.empty(int(out.max()) + 1 if kept.size else 0, dtype=np.intp)
+    new_centers[out[kept]] = np.where(use[kept], split_centers[split[kept]], centers[labels[kept]])
+    return out, new_centers
+
+
+def _relabel(owner: np.ndarray, centers_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Labels ``0..m-1`` from candidate numbers, and each label's center record."""
+    used, labels = np.unique(owner, return_inverse=True)
+    labels = labels.astype(np.intp)
+    if used.size and used[0] < 0:
+        labels -= 1
+        used = used[1:]
+    return labels, centers_of[used]
+
+
+class RCellular(CellularClustering):
+    """r-Cellular clustering: crowds of at least ``k``, minimizing ``Σ members · radius``.
+
+    Parameters
+    ----------
+    k : int, default 5
+        Minimum crowd size (the paper's r).
+
+    Notes
+    -----
+    :class:`CellularClustering` with no setup cost and ``k ≥ 2``: the algorithm of Thm 3.8,
+    **cost ≤ 36 · OPT** with centers at input records (``lower_bound_ = Σ α / 2`` of the
+    augmented instance; ``Σ α / 4`` bounds the optimum with free centers).
+
+    References
+    ----------
+    .. [1] G. Aggarwal et al. Achieving anonymity via clustering. ACM TALG 6(3):49, 2010.
+
+    Examples
+    --------
+    >>> import numpy as np, incrowd
+    >>> X = np.array([[0.0, 0.0], [2.0, 0.0], [100.0, 103.0], [100.0, 100.0], [100.0, 97.0]])
+    >>> model = incrowd.RCellular(k=2).fit(X)
+    >>> model.labels_.tolist(), model.cost_, round(model.dual_bound_, 6), model.lower_bound_
+    ([0, 0, 1, 1, 1], 13.0, 11.5, 13.0)
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(
+        "cost <= 36 OPT (centers at input records)", f"{_PAPER}, Thm 3.8", 36.0
+    )
+    parameters: ClassVar[dict] = {"k": CrowdSize()}
+
+    def __init__(self, k: int = 5) -> None:
+        self.k = k
+
+    def _setup(self) -> SetupCost:
+        return 0.0
+
+
+class RCellularOutliers(RCellular):
+    """(r, ε)-Cellular clustering: r-cellular with up to ``⌊ε n⌋`` records left out.
+
+    Parameters
+    ----------
+    k : int, default 5
+    epsilon : float, default 0.05
+        Largest fraction of records left out (label −1, published as suppressed).
+
+    Notes
+    -----
+    The paper only says that r-cellular "can be combined with the technique of Charikar et
+    al. [SODA 2001]" and gives **no algorithm and no constant**; this is the prize-collecting
+    variant: each record may be left out at a penalty λ, so the dual has ``α_i ≤ λ`` and the
+    growth stops at ``t = λ``, the records still unconnected being left out. The growth up to
+    λ is the growth without penalties, so λ is read off one run: the ``(⌊εn⌋ + 1)``-th
+    largest ``α``, the least λ leaving at most ``⌊εn⌋`` records. Sharing may bring some of
+    them back into crowds.
+
+    **Certificate** (Lagrangian): for an optimal solution of cost ``C*`` leaving ``B ≤ ⌊εn⌋``
+    records out, its augmented cost plus ``λ B`` is at least the dual ``Σ α``, so
+    ``C* ≥ (Σ α − λ ⌊εn⌋) / 2``; ``lower_bound_`` is that, or 0 when it is not positive.
+
+    References
+    ----------
+    .. [1] G. Aggarwal et al. Achieving anonymity via clustering. ACM TALG 6(3):49, 2010.
+    .. [2] M. Charikar, S. Khuller, D. Mount, G. Narasimhan. Algorithms for facility
+       location problems with outliers. SODA 2001.
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(
+        "no proven constant (the paper gives none); Lagrangian lower bound",
+        f"{_PAPER}, end of Sec. 3.1 (no algorithm given)",
+        None,
+        proven=False,
+    )
+    tags: ClassVar[Tags] = Tags(outlier_budget=True, any_norm=True)
+    parameters: ClassVar[dict] = {"k": CrowdSize(), "epsilon": Interval(0, 1)}
+
+    def __init__(self, k: int = 5, epsilon: float = 0.05) -> None:
+        self.k = k
+        self.epsilon = epsilon
+
+    @property
+    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
+        return None
+
+    def _freeze_at(self, space: MetricSpace) -> tuple[float, int]:
+        budget = int(np.floor(float(self.epsilon) * space.n + 1e-9))
+        if budget == 0:
+            return float("inf"), 0
+        if space.n - budget < int(self.k):
+            budget = space.n - int(self.k)
+        free = _Dual(space, int(self.k), 0.0, float("inf"))
+        alpha = np.sort(free.alpha[free.inverse])[::-1]
+        return float(alpha[budget]), budget
+
+
+def compile_kernels() -> None:
+    """Compile the certificate's exact searches, which only inputs beyond
+    :data:`COMPLETE_UP_TO` records reach."""
+    num = np.zeros((3, 1))
+    codes = np.zeros((3, 1), dtype=np.intp)
+    for c in (codes, codes[:, :0]):
+        args = (num, c, np.zeros(c.shape), 2)
+        feasible_scale(args, np.ones(3), np.zeros((3, 1)), np.zeros((3, 1), dtype=np.intp),
+                       False, np.zeros(3), np.ones(3, dtype=np.int64),
+                       lambda v, d: np.zeros(d.shape))  # fmt: skip
