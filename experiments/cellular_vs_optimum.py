@@ -14,36 +14,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-import pandas as pd
+from gather_vs_optimum import space_for
 
-from incrowd import (
-    Categorical,
-    CellularClustering,
-    Hierarchical,
-    Hierarchy,
-    MetricSpace,
-    RCellular,
-    RCellularOutliers,
-    Schema,
-)
+from incrowd import CellularClustering, RCellular, RCellularOutliers
 from incrowd.algorithms.exact import optimum
 from incrowd.testing import limits
-
-LETTERS = Hierarchy.from_rows(
-    [[c, "ab" if c in "ab" else "cd" if c in "cd" else "ef", "*"] for c in "abcdef"]
-)
-
-
-def space_for(metric: str, rng: np.random.Generator, n: int) -> MetricSpace:
-    if metric == "euclidean":
-        return MetricSpace.from_array(rng.normal(size=(n, 2)))
-    if metric == "hierarchical-l1":
-        table = pd.DataFrame({f"h{j}": rng.choice(list("abcdef"), size=n) for j in range(3)})
-        return MetricSpace.from_table(
-            table, Schema({c: Hierarchical(LETTERS) for c in table.columns}), norm=1
-        )
-    table = pd.DataFrame({f"c{j}": rng.integers(0, 3, size=n) for j in range(4)})
-    return MetricSpace.from_table(table, Schema({c: Categorical() for c in table.columns}), norm=1)
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._runtime import jit
 from ..data.geometry import Geometry
-from ..data.kernels import pair_distance
+from ..data.kernels import insert_sorted, pair_distance
 
 __all__ = ["first_of_each", "split_crowds", "split_parts"]
 
@@ -37,20 +37,27 @@ def split_parts(num, codes, ent, norm, order, starts, centers, k):
         left = np.ones(m, dtype=np.bool_)
         n_left = m
         p = 0
-        d = np.empty(m)
+        best_d = np.empty(k)
+        best_t = np.empty(k, dtype=np.intp)
         while n_left >= 2 * k:
             far = -1
             for t in range(m):
                 if left[t] and (far < 0 or to_center[t] > to_center[far]):
                     far = t
+            # the k nearest members still left (the farthest itself first, at distance 0);
+            # ties go to the earlier member, as a stable sort would
+            count = 0
             for t in range(m):
-                d[t] = (
-                    pair_distance(num, codes, ent, members[far], members[t], norm)
-                    if left[t]
-                    else np.inf
-                )
-            near = np.argsort(d, kind="mergesort")[:k]
-            for t in near:
+                if not left[t]:
+                    continue
+                dt = pair_distance(num, codes, ent, members[far], members[t], norm)
+                if count < k:
+                    count += 1
+                elif dt >= best_d[k - 1]:
+                    continue
+                insert_sorted(best_d, best_t, count - 1, dt, t)
+            for j in range(k):
+                t = best_t[j]
                 left[t] = False
                 part[lo + t] = p
             n_left -= k

@@ -111,7 +111,6 @@ class _Gather(Algorithm):
         self.lower_bound_ = float(lower)
         self.n_tests_ = tests
 
-
     def _max_crowds(self) -> int | None:
         """The cap on the number of crowds, for the methods that have one."""
         return int(self.max_clusters) if self.tags.cluster_cap else None  # type: ignore[attr-defined]

@@ -310,7 +310,18 @@ class NeighbourIndex:
 
     def nearest(self, records: np.ndarray, k: int, bound: float) -> list[tuple[np.ndarray, bool]]:
         """For each record: its ``k`` nearest records closer than ``bound`` (exclusive), and
-        whether that list holds every record in range."""
+        whether that list holds every record in range.
+
+        Read from the neighbour lists when they are long enough (no search in the dense
+        embedding, which is slow when it is wide), else from the KD-tree."""
+        if self._lists is not None and self._lists[0].shape[1] >= k - 1:
+            dist, idx = self._lists
+            out = []
+            for p in np.asarray(records, dtype=np.intp):
+                near = idx[p, : k - 1][dist[p, : k - 1] < bound]
+                found = np.concatenate(([p], near)).astype(np.intp)
+                out.append((found, found.size < k or k >= self.n))
+            return out
         tree, points = self._tree
         k_ids = min(k, tree.n)
         _, idx = tree.query(points[records], k=k_ids, p=self.norm, distance_upper_bound=bound)

@@ -27,6 +27,19 @@ def pair_distance(num, codes, ent, u, v, norm):
     return d if norm == 1 else np.sqrt(d)
 
 
+@jit(inline=True)
+def insert_sorted(best_d, best_i, slot, d, v):
+    """Insert ``(d, v)`` into the ascending buffers, whose entry at ``slot`` is free (or the
+    one to drop); equal distances keep the earlier entry first."""
+    t = slot
+    while t > 0 and best_d[t - 1] > d:
+        best_d[t] = best_d[t - 1]
+        best_i[t] = best_i[t - 1]
+        t -= 1
+    best_d[t] = d
+    best_i[t] = v
+
+
 @jit()
 def scan_knn(num, codes, ent, q, norm, lo, hi):
     """The ``q`` nearest rows of every row ``lo..hi-1`` (itself first), by an exact scan.
@@ -69,13 +82,7 @@ def scan_knn(num, codes, ent, q, norm, lo, hi):
                         break
             if d >= bound:
                 continue
-            t = q - 1
-            while t > 0 and best_d[t - 1] > d:
-                best_d[t] = best_d[t - 1]
-                best_i[t] = best_i[t - 1]
-                t -= 1
-            best_d[t] = d
-            best_i[t] = v
+            insert_sorted(best_d, best_i, q - 1, d, v)
         for t in range(q):
             out_d[u - lo, t] = best_d[t] if norm == 1 else np.sqrt(best_d[t])
             out_i[u - lo, t] = best_i[t]
