@@ -300,3 +300,28 @@ def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monke
     with pytest.raises(SystemExit) as stopped:
         _cli_output.terminate(15, ours)
     assert stopped.value.code == 143 and _cli_output.TERMINATED == [15]
+
+
+@pytest.mark.parametrize(
+    ("method", "extra"),
+    [("r-cellular", ()), ("r-cellular-outliers", ("--epsilon", "0.1")),
+     ("cellular", ("--param", "setup_cost=5"))],
+)  # fmt: skip
+@pytest.mark.parametrize("form", ["centers", "generalized", "microaggregated"])
+def test_cellular_methods_from_the_command_line(people, tmp_path, method, extra, form):
+    result = anonymize(
+        people, tmp_path, *QI_ARGS, "--sensitive", "disease", "--identifier", "name",
+        "--k", "3", "--method", method, "--release", form, *extra,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert meta["method"] == method and meta["objective"] == "cellular"
+    assert meta["cost"] == pytest.approx(meta["loss"]["cellular"])
+    assert 0 <= meta["lower_bound"] <= meta["cost"] + 1e-9
+    assert meta["certificate"]["lower_bound_from"] in ("dual", "least radius per record")
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    if form == "centers":
+        counts = out["count"].astype(int)
+        assert (counts >= 3).all() and counts.sum() == meta["n_released"]
+    ok = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")
+    assert ok.exit_code == 0, ok.output
