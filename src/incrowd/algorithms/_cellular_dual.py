@@ -14,9 +14,9 @@ members reaches its setup cost ``f``. Per candidate we keep ``g`` (unconnected m
 ``t = d + (f − frozen) / g``; that time only grows as members connect, so a lazy heap keyed
 by it is exact. When a candidate is paid it is *temporarily open* and all its unconnected
 members connect to it at once (they are all tight: ``α = t ≥ d``). Ties: earlier time, then
-larger radius, then lower candidate number. With ``freeze_at`` (a penalty λ per left-out
-record, the prize-collecting dual ``α ≤ λ``) the growth stops at ``t = λ`` and the records
-still unconnected are left out.
+larger radius, then lower candidate number. With a penalty λ per left-out record (the
+prize-collecting dual ``α ≤ λ``) the growth would stop at ``t = λ``: that is this growth
+cut at λ (:func:`cut_at`).
 
 **Primal** (Lemma 3.3): temporarily open candidates by decreasing radius; one opens for
 good iff every record tight to it (member with ``α ≥ d``) is still unassigned, and those
@@ -34,7 +34,7 @@ import numpy as np
 
 from .._runtime import jit
 
-__all__ = ["candidates", "grow", "assign", "members_of"]
+__all__ = ["assign", "candidates", "cut_at", "grow"]
 
 
 def candidates(
@@ -162,11 +162,11 @@ def _reverse(idx, n):
 
 
 @jit()
-def grow(idx, weight, start, center, last, radius, size, setup, freeze_at):
-    """The dual growth over distinct rows, each row ``weight`` records. Returns
-    ``(alpha, witness, opened)``: each row's dual value (per record), the candidate it
-    connected to (−1: left out at ``freeze_at``), and the temporarily open candidates in the
-    order they were paid."""
+def grow(idx, weight, start, center, last, radius, size, setup):
+    """The dual growth over distinct rows, each row ``weight`` records, until every row is
+    connected (each row's own candidates hold it). Returns ``(alpha, witness, opened)``:
+    each row's dual value (per record), the candidate it connected to, and the temporarily
+    open candidates in the order they were paid."""
     n = idx.shape[0]
     n_cand = center.size
     rev_start, rev_center, rev_pos = _reverse(idx, n)
@@ -203,8 +203,6 @@ def grow(idx, weight, start, center, last, radius, size, setup, freeze_at):
             size = _push(hk, hr, hc, size, due, radius[c], c)
             continue
         t = max(due, now)
-        if t > freeze_at:
-            break
         now = t
         opened[n_open] = c
         n_open += 1
@@ -234,20 +232,15 @@ def grow(idx, weight, start, center, last, radius, size, setup, freeze_at):
         if c >= 0:
             due = radius[c] + (setup[c] - frozen[c]) / g[c]
             size = _push(hk, hr, hc, size, due, radius[c], c)
-    for i in range(n):
-        if alpha[i] < 0.0:
-            alpha[i] = freeze_at
     return alpha, witness, opened[:n_open]
 
 
 @jit()
 def assign(idx, center, last, radius, alpha, witness, opened, tol):
-    """The primal of Lemma 3.3: each record's open candidate (−1: left out), and whether it
-    was assigned directly."""
+    """The primal of Lemma 3.3: each row's open candidate (−1: left out, ``witness`` −1)."""
     n = idx.shape[0]
     order = np.argsort(-radius[opened], kind="mergesort")
     owner = np.full(n, -1, dtype=np.intp)
-    direct = np.zeros(n, dtype=np.bool_)
     blocker = np.full(center.size, -1, dtype=np.intp)
     for o in order:
         c = opened[o]
@@ -266,13 +259,20 @@ def assign(idx, center, last, radius, alpha, witness, opened, tol):
             i = v if p < 0 else idx[v, p]
             if alpha[i] >= floor:
                 owner[i] = c
-                direct[i] = True
     for i in range(n):
         if owner[i] < 0 and witness[i] >= 0:
             owner[i] = blocker[witness[i]]
-    return owner, direct
+    return owner
 
 
-def members_of(idx: np.ndarray, center: int, last: int) -> np.ndarray:
-    """The potential members of a candidate."""
-    return np.concatenate(([center], idx[center, : last + 1])).astype(np.intp)
+def cut_at(
+    alpha: np.ndarray, witness: np.ndarray, opened: np.ndarray, penalty: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The growth stopped at ``t = penalty``: the candidates paid by then, ``α`` capped at
+    the penalty, and no witness for the rows still unconnected (they are left out). Up to
+    that time the prize-collecting growth is this one, event for event."""
+    paid_at = np.full(int(opened.max()) + 1 if opened.size else 0, np.inf)
+    connected = witness >= 0
+    paid_at[witness[connected]] = alpha[connected]
+    kept = opened[paid_at[opened] <= penalty]
+    return np.minimum(alpha, penalty), np.where(alpha > penalty, -1, witness), kept

@@ -352,8 +352,9 @@ def _ptas_core(items: np.ndarray, k: int, epsilon: float) -> np.ndarray:
     max_bins = int(items.sum()) // k
     configs = _configurations(sizes, counts, 3 * k)
     members = [large[cls == c] for c in range(n_sizes + 1)]
-    n_types = 0
-    for packing in _packings(counts, configs, max_bins):  # counted first: refuse early
+    packings, n_types = [], 0
+    for packing in _packings(counts, configs, max_bins):  # all first: refuse before work
+        packings.append(packing)
         n_types += max_bins - len(packing) + 1
         if n_types > MAX_TYPES:
             msg = (
@@ -362,7 +363,7 @@ def _ptas_core(items: np.ndarray, k: int, epsilon: float) -> np.ndarray:
             )
             raise ParameterError(msg)
     best_labels, best_max = None, np.inf
-    for packing in _packings(counts, configs, max_bins):
+    for packing in packings:
         for empty in range(max_bins - len(packing) + 1):
             labels = _complete(items, packing, members, small, empty, k)
             if labels is None:

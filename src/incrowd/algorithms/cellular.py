@@ -41,7 +41,7 @@ from ..errors import ParameterError
 from ..params import CrowdSize, Interval, SetupCostValue
 from ..partition import Partition
 from ._cellular_certify import Feasibility, feasible_scale, radius_floor
-from ._cellular_dual import assign, candidates, grow
+from ._cellular_dual import assign, candidates, cut_at, grow
 from ._cellular_unshare import unshare
 from ._crowd_split import first_of_each, split_crowds
 
@@ -75,7 +75,7 @@ def list_length(n: int, k: int) -> int:
 class _Dual:
     """The dual grown on one space's distinct rows: lists, candidates, ``α``, the primal."""
 
-    def __init__(self, space: MetricSpace, k: int, setup: SetupCost, freeze_at: float) -> None:
+    def __init__(self, space: MetricSpace, k: int, setup: SetupCost) -> None:
         first, inverse, counts, rows = space.index().distinct_rows
         self.first, self.inverse, self.weight = first, inverse, counts.astype(np.int64)
         geometry = rows.geometry
@@ -94,16 +94,21 @@ class _Dual:
         self.k = k
         f = self.augmented(center, radius)
         if callable(setup):
-            _check_setup(f, start, radius)
-        self.center = center
-        alpha, witness, opened = grow(
-            self.ni, self.weight, start, center, last, radius, size, f, freeze_at
-        )
-        tol = 1e-12 * (float(radius.max()) if radius.size else 1.0)
-        owner, _ = assign(self.ni, center, last, radius, alpha, witness, opened, tol)
-        self.alpha, self.opened = alpha, opened
-        self.owner = owner[inverse]  # per record
+            _check_setup(f, start)
+        self.center, self.last, self.radius = center, last, radius
+        self.grown = grow(self.ni, self.weight, start, center, last, radius, size, f)
+        self.alpha = self.grown[0]
         self.rho = radius[start[:-1]] if k >= 2 else np.zeros(m)
+
+    def settle(self, penalty: float) -> np.ndarray:
+        """The primal (Lemma 3.3) of the growth stopped at ``penalty`` (a left-out record's
+        price; ``inf``: none is left out): each record's open candidate, −1 if left out.
+        Sets ``alpha`` to the dual so stopped."""
+        alpha, witness, opened = cut_at(*self.grown, penalty)
+        tol = 1e-12 * (float(self.radius.max()) if self.radius.size else 1.0)
+        owner = assign(self.ni, self.center, self.last, self.radius, alpha, witness, opened, tol)
+        self.alpha, self.opened = alpha, opened
+        return owner[self.inverse]
 
     def augmented(self, centers: np.ndarray, radii: np.ndarray) -> np.ndarray:
         """Setup costs of candidates: ``f``, plus ``k · d`` for crowds of ``k`` (Thm 3.8)."""
@@ -126,7 +131,7 @@ class _Dual:
         return radius_floor(self.nd, self.ni, self.rho)[self.inverse]
 
 
-def _check_setup(f: np.ndarray, start: np.ndarray, radius: np.ndarray) -> None:
+def _check_setup(f: np.ndarray, start: np.ndarray) -> None:
     if not np.all(np.isfinite(f)) or (f < 0).any():
         msg = "setup_cost must return finite non-negative costs"
         raise ParameterError(msg)
@@ -239,15 +244,15 @@ class CellularClustering(Algorithm):
             return None
         return 3.0 if int(self.k) == 1 else 36.0
 
-    def _freeze_at(self, space: MetricSpace) -> tuple[float, int]:
-        """The penalty λ at which a record stops waiting, and the records that may wait."""
+    def _penalty(self, space: MetricSpace, dual: _Dual) -> tuple[float, int]:
+        """The price λ of leaving a record out, and how many may be left out."""
         return float("inf"), 0
 
     def _fit(self, space: MetricSpace) -> None:
         k = int(self.k)
-        freeze_at, budget = self._freeze_at(space)
-        dual = _Dual(space, k, self._setup(), freeze_at)
-        owner = dual.owner
+        dual = _Dual(space, k, self._setup())
+        freeze_at, budget = self._penalty(space, dual)
+        owner = dual.settle(freeze_at)
         centers_of = dual.first[dual.center]  # candidate -> center record
         if k == 1:
             labels, centers = _relabel(owner, centers_of)
@@ -450,14 +455,12 @@ class RCellularOutliers(RCellular):
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         return None
 
-    def _freeze_at(self, space: MetricSpace) -> tuple[float, int]:
+    def _penalty(self, space: MetricSpace, dual: _Dual) -> tuple[float, int]:
         budget = int(np.floor(float(self.epsilon) * space.n + 1e-9))
         if budget == 0:
             return float("inf"), 0
-        if space.n - budget < int(self.k):
-            budget = space.n - int(self.k)
-        free = _Dual(space, int(self.k), 0.0, float("inf"))
-        alpha = np.sort(free.alpha[free.inverse])[::-1]
+        budget = min(budget, space.n - int(self.k))
+        alpha = np.sort(dual.alpha[dual.inverse])[::-1]
         return float(alpha[budget]), budget
 
 
