@@ -4,11 +4,12 @@ the proven bounds against the exact optimum, and every covering a valid one."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from incrowd.algorithms.bincover import exact, fold, lower_bound, ptas, spread, theorem9
+from incrowd.algorithms.bincover import exact, fold, lower_bound, ptas, spread, sweep, theorem9
 from incrowd.errors import InfeasibleError, ParameterError
 
 
@@ -84,3 +85,45 @@ def test_ptas_refuses_an_enumeration_too_large():
     rng = np.random.default_rng(0)
     with pytest.raises(ParameterError, match="larger epsilon"):
         ptas(rng.integers(1, 30, size=60), 40, epsilon=0.05)
+
+
+@pytest.mark.parametrize("order", ["given", "ascending", "descending", "random"])
+def test_sweep_equals_one_call_per_k(order):
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        x = rng.integers(1, 30, int(rng.integers(3, 50)))
+        ks = np.arange(max(2, int(x.max()) - 3), int(x.sum()) + 1)
+        for algorithm, one in (("fold", fold), ("spread", spread)):
+            largest, classes = sweep(x, ks, algorithm, order=order, seed=trial)
+            for k, big, count in zip(ks, largest, classes, strict=True):
+                found = one(x, int(k), order=order, seed=trial)
+                assert (found.largest, found.n_classes) == (big, count)
+
+
+def test_fig7_smoke_spread_beats_fold_and_stays_under_3(datasets):
+    table = pd.read_csv(datasets / "names1990" / "dist_female_first.csv", keep_default_na=False)
+    x = (table["frequency_percent"] * 1000).round().astype(int).to_numpy()
+    x = x[x > 0]
+    ks = np.linspace(x.max(), x.sum() // 2, 400).astype(int)
+    for order in ("random", "ascending"):
+        fold_largest, fold_classes = sweep(x, ks, "fold", order=order, seed=0)
+        spread_largest, spread_classes = sweep(x, ks, "spread", order=order, seed=0)
+        both = (fold_classes >= 2) & (spread_classes >= 2)
+        fold_ratio, spread_ratio = fold_largest[both] / ks[both], spread_largest[both] / ks[both]
+        assert spread_ratio.mean() < fold_ratio.mean()
+        assert fold_ratio.max() <= 3 and spread_ratio.max() <= 3
+
+
+def test_bin_covering_method_publishes_value_sets():
+    from incrowd import Categorical, Schema, anonymize
+
+    rng = np.random.default_rng(2)
+    names = rng.choice([f"n{i}" for i in range(40)], size=800)
+    table = pd.DataFrame({"name": names, "x": rng.integers(0, 5, 800)})
+    release = anonymize(table, Schema({"name": Categorical()}, sensitive=["x"]), 30,
+                        method="bin-covering", generalize="sets", seed=0)  # fmt: skip
+    published = release.table["name"]
+    assert published.value_counts().min() >= 30
+    meta = release.metadata
+    assert meta["objective"] == "largest_crowd" and meta["cost"] == published.value_counts().max()
+    assert meta["certified_ratio"] <= meta["approximation_ratio"] == 2.5

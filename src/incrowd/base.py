@@ -61,7 +61,9 @@ class Tags:
       norm, 1 or 2 as the user chooses (the radius methods);
     - ``generalized``: it optimizes the generalized release (takes ``generalize``);
     - ``seeded``: it takes ``random_state``;
-    - ``max_records``: the largest input it accepts (the exact solver), or None.
+    - ``max_records``: the largest input it accepts (the exact solver), or None;
+    - ``coordinates``: the number of numeric quasi-identifiers it needs (a place as
+      longitude and latitude: 2), or None for any table.
     """
 
     fixed_k: int | None = None
@@ -74,6 +76,7 @@ class Tags:
     generalized: bool = False
     seeded: bool = False
     max_records: int | None = None
+    coordinates: int | None = None
 
     @property
     def may_suppress(self) -> bool:

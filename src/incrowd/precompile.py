@@ -47,7 +47,7 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
     ]
     for name, cls in sorted(algorithms.METHODS.items()):
         say(name)
-        for space in spaces:
+        for space in spaces[:1] if cls.tags.coordinates else spaces:
             small = (
                 space
                 if cls.tags.max_records is None
@@ -55,6 +55,11 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
             )
             for deletion in (False, True) if cls.tags.deletion else (False,):
                 configured(cls, 3, allow_deletion=deletion).fit(small)
+    say("bin covering sweeps")
+    from .algorithms.bincover import sweep
+
+    for algorithm in ("fold", "spread"):
+        sweep(np.array([3, 1, 4, 1, 5, 9, 2, 6]), np.arange(9, 16), algorithm)
     say("cellular certificates")
     compile_kernels()
     say("costs")
@@ -63,6 +68,6 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
         costs.GeneralizationCost.on(space).subset_costs(6, 2)
     if parallel:
         say("mdav (parallel)")
-        for space in spaces:
+        for space in spaces[:1] if cls.tags.coordinates else spaces:
             compile_parallel(space.geometry_in(2))
     return time.perf_counter() - start

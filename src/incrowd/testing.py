@@ -83,6 +83,8 @@ def check_algorithm(
     k = int(params["k"])
     rng = np.random.default_rng(seed)
     ratios = []
+    if tags.coordinates is not None:  # a method on places: plain points only
+        kinds = ("numeric",)
     for i in range(n_instances):
         kind = kinds[i % len(kinds)]
         n = int(rng.integers(k + 2, max_n + 1))

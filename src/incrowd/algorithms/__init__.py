@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from ..base import Algorithm
+from .bincover import BinCovering
 from .cellular import CellularClustering, RCellular, RCellularOutliers
 from .exact import ExactPartition
 from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
 from .forest import ForestKAnonymity, MuApprox
 from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
+from .kd_rectangles import KDRectangles
 from .mdav import MDAV
+from .planar_regions import PlanarRegions
 from .recoding import LocalRecoding
 
 __all__ = [
     "METHODS",
     "MDAV",
+    "BinCovering",
     "CellularClustering",
     "ExactPartition",
     "ForestKAnonymity",
@@ -21,8 +25,10 @@ __all__ = [
     "MuApprox",
     "RCellular",
     "RCellularOutliers",
+    "KDRectangles",
     "KRCenter",
     "KRCenterOutliers",
+    "PlanarRegions",
     "RGather",
     "RGatherOutliers",
     "ThreeAnonymity",
@@ -47,4 +53,7 @@ METHODS: dict[str, type[Algorithm]] = {
     "2-anonymity": TwoAnonymity,
     "3-anonymity": ThreeAnonymity,
     "2-microaggregation": TwoMicroaggregation,
+    "kd-rectangles": KDRectangles,
+    "planar-regions": PlanarRegions,
+    "bin-covering": BinCovering,
 }

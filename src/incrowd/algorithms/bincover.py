@@ -21,6 +21,8 @@ binary input (Thm 6).
   merging; for small inputs and large ε only (it refuses an enumeration that is too large).
 - :func:`spread` — the simplified Spread of the paper's experiment (Sec. 5), no bound.
 - :func:`exact` — the optimum by the subset dynamic program (at most 20 values).
+- :class:`BinCovering` — the method: a table's values (distinct quasi-identifier rows) as
+  the items, each record in its value's class.
 
 Every result carries a proven lower bound on the optimum, ``max(k, max x, ⌈W / ⌊W/k⌋⌉)``
 (every class holds ``k``; some class holds the largest item; at most ``⌊W/k⌋`` classes share
@@ -31,20 +33,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
+from .._runtime import jit
+from ..base import Algorithm, Guarantee, Tags
+from ..costs import LargestCrowd, largest_lower_bound
+from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
+from ..params import CrowdSize, Interval, OneOf
+from ..partition import Partition
 from .exact import MAX_EXACT_N, solve
 
 __all__ = [
+    "ALGORITHMS",
+    "BinCovering",
     "Covering",
+    "cover",
     "exact",
     "fold",
     "lower_bound",
     "ptas",
     "spread",
+    "sweep",
     "theorem9",
 ]
 
@@ -101,10 +113,7 @@ def _items(x: Sequence[int] | np.ndarray, k: int) -> np.ndarray:
 
 def lower_bound(x: Sequence[int] | np.ndarray, k: int) -> int:
     """``max(k, max x, ⌈W / ⌊W/k⌋⌉)``: at most the largest class of any covering."""
-    items = _items(x, k)
-    total = int(items.sum())
-    classes = total // k
-    return int(max(k, int(items.max()), -(-total // classes)))
+    return largest_lower_bound(_items(x, k), k)
 
 
 def _result(labels: np.ndarray, items: np.ndarray, k: int, name: str) -> Covering:
@@ -126,17 +135,54 @@ def _order(items: np.ndarray, order: Order, seed: int | None) -> np.ndarray:
     raise ParameterError(msg)
 
 
+@jit()
+def _next_fit_starts(prefix, k):  # pragma: no cover - compiled
+    """Next Fit over items with prefix sums ``prefix``: where each bin starts (and the end).
+
+    A bin closes as soon as it holds ``k``; the last may hold less. O(bins · log n).
+    """
+    n = prefix.size - 1
+    starts = np.empty(n + 1, np.int64)
+    count, i = 0, 0
+    while i < n:
+        starts[count] = i
+        count += 1
+        i = min(np.searchsorted(prefix, prefix[i] + k), n)
+    starts[count] = n
+    return starts[: count + 1]
+
+
+@jit()
+def _spread_leftover(loads, items):  # pragma: no cover - compiled
+    """Spread's placement of a short last bin's ``items`` (largest first) into the full
+    bins ``loads`` (updated): each to the lightest bin while that keeps it at most the
+    largest, the rest round-robin from the lightest. Returns the bin of each item."""
+    top = loads.max()
+    out = np.empty(items.size, np.int64)
+    waiting = np.empty(items.size, np.int64)
+    n_waiting = 0
+    for t in range(items.size):
+        b = np.argmin(loads)
+        if loads[b] + items[t] <= top:
+            out[t] = b
+            loads[b] += items[t]
+        else:
+            waiting[n_waiting] = t
+            n_waiting += 1
+    cycle = np.argsort(loads, kind="mergesort")
+    for s in range(n_waiting):
+        b = cycle[s % cycle.size]
+        out[waiting[s]] = b
+        loads[b] += items[waiting[s]]
+    return out
+
+
 def _next_fit(items: np.ndarray, sequence: np.ndarray, k: int) -> np.ndarray:
     """Next Fit: a bin closes as soon as it holds ``k``; labels in the order bins open."""
+    prefix = np.concatenate(([0], np.cumsum(items[sequence]))).astype(np.int64)
+    starts = _next_fit_starts(prefix, int(k))
     labels = np.empty(items.size, dtype=np.intp)
-    level = 0
-    b = 0
-    for i in sequence:
-        labels[i] = b
-        level += int(items[i])
-        if level >= k:
-            b += 1
-            level = 0
+    labels[sequence] = np.repeat(np.arange(starts.size - 1), np.diff(starts))
     return labels
 
 
@@ -250,21 +296,8 @@ def spread(
     if loads[last] < k:
         left = np.flatnonzero(labels == last)
         left = left[np.argsort(-items[left], kind="stable")]
-        loads = loads[:last].copy()
-        top = int(loads.max())
-        waiting = []
-        for i in left:
-            b = int(np.argmin(loads))
-            if loads[b] + items[i] <= top:
-                labels[i] = b
-                loads[b] += items[i]
-            else:
-                waiting.append(i)
-        cycle = np.argsort(loads, kind="stable")
-        for t, i in enumerate(waiting):
-            b = int(cycle[t % cycle.size])
-            labels[i] = b
-            loads[b] += items[i]
+        full = loads[:last].copy()
+        labels[left] = _spread_leftover(full, items[left])
     return _result(labels, items, k, "spread")
 
 
@@ -465,3 +498,183 @@ def _complete(
     if loads[alive[0]] < k:
         return None
     return labels
+
+
+@jit()
+def _sweep(ordered, ks, spread_mode):  # pragma: no cover - compiled
+    """Largest class and number of classes of Fold (no item ≥ k) or Spread, per k."""
+    prefix = np.zeros(ordered.size + 1, np.int64)
+    prefix[1:] = np.cumsum(ordered)
+    top_item = ordered.max()
+    tally = np.zeros(top_item + 1, np.int64)
+    largest = np.empty(ks.size, np.int64)
+    classes = np.empty(ks.size, np.int64)
+    for t in range(ks.size):
+        k = ks[t]
+        starts = _next_fit_starts(prefix, k)
+        loads = prefix[starts[1:]] - prefix[starts[:-1]]
+        last = loads.size - 1
+        if last > 0 and loads[last] < k:
+            full = loads[:last].copy()
+            if spread_mode:  # the last bin's items, largest first, by counting
+                tail = ordered[starts[last] :]
+                for v in tail:
+                    tally[v] += 1
+                left = np.empty(tail.size, np.int64)
+                j = 0
+                for v in range(top_item, 0, -1):
+                    for _ in range(tally[v]):
+                        left[j] = v
+                        j += 1
+                    tally[v] = 0
+                _spread_leftover(full, left)
+            else:
+                full[np.argmin(full)] += loads[last]
+            loads = full
+        largest[t] = loads.max()
+        classes[t] = loads.size
+    return largest, classes
+
+
+def sweep(
+    x: Sequence[int] | np.ndarray,
+    ks: Sequence[int] | np.ndarray,
+    algorithm: Literal["fold", "spread"],
+    *,
+    order: Order = "given",
+    seed: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(largest, classes)`` of :func:`fold` or :func:`spread` for every ``k`` in ``ks``,
+    the items in one ``order``: what the paper's experiment (Fig. 7) plots.
+
+    Equal to calling the function once per ``k``, in O(n + Σ_k (bins · log n + left over))
+    instead of O(n · |ks|), because only the loads are needed, never the labels.
+    """
+    ks = np.asarray(ks, dtype=np.int64)
+    items = _items(x, int(ks.min()) if ks.size else 1)
+    ordered = items[_order(items, order, seed)]
+    if algorithm not in ("fold", "spread"):
+        msg = f"sweep runs fold or spread, got {algorithm!r}"
+        raise ParameterError(msg)
+    spread_mode = algorithm == "spread"
+    easy = ks > items.max() if not spread_mode else np.ones(ks.size, dtype=bool)
+    largest, classes = _sweep(ordered, ks[easy], spread_mode)
+    out_largest = np.empty(ks.size, np.int64)
+    out_classes = np.empty(ks.size, np.int64)
+    out_largest[easy], out_classes[easy] = largest, classes
+    for t in np.flatnonzero(~easy):  # Fold puts items of k or more alone: the general path
+        found = fold(items, int(ks[t]), order=order, seed=seed)
+        out_largest[t], out_classes[t] = found.largest, found.n_classes
+    return out_largest, out_classes
+
+
+#: The covering algorithms by name, as the method and the hierarchy builder offer them.
+ALGORITHMS = ("fold", "spread", "theorem9", "ptas", "exact")
+
+
+def cover(
+    x: Sequence[int] | np.ndarray,
+    k: int,
+    algorithm: str = "theorem9",
+    *,
+    order: Order = "given",
+    seed: int | None = None,
+    epsilon: float = 0.5,
+) -> Covering:
+    """The covering of ``x`` by the algorithm named (one of :data:`ALGORITHMS`)."""
+    if algorithm == "fold":
+        return fold(x, k, order=order, seed=seed)
+    if algorithm == "spread":
+        return spread(x, k, order=order, seed=seed)
+    if algorithm == "theorem9":
+        return theorem9(x, k)
+    if algorithm == "ptas":
+        return ptas(x, k, epsilon)
+    if algorithm == "exact":
+        return exact(x, k)
+    msg = f"unknown covering algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}"
+    raise ParameterError(msg)
+
+
+#: The ratio each algorithm proves against the optimum (None: no bound).
+RATIOS: dict[str, float | None] = {"fold": 3.0, "spread": None, "theorem9": 2.5, "exact": 1.0}
+
+
+class BinCovering(Algorithm):
+    """Crowds as classes of whole values (labels), the largest as small as possible.
+
+    Parameters
+    ----------
+    k : int, default 5
+    algorithm : {"theorem9", "fold", "spread", "ptas", "exact"}, default "theorem9"
+        See the module docstring: Theorem 9's 5/2-approximation, Fold (Thm 7, under 3·OPT),
+        the experiment's Spread (no bound), Theorem 10's scheme (``(1 + ε)(OPT + k)``,
+        under ``2(1 + ε)·OPT``), the optimum (at most 20 values).
+    order : {"given", "ascending", "descending"}, default "given"
+        The order Fold and Spread take the values in (given: sorted by value).
+    ptas_epsilon : float, default 0.5
+        Theorem 10's ε.
+
+    Attributes
+    ----------
+    partition_, labels_, cost_ (the largest crowd), lower_bound_
+
+    Notes
+    -----
+    Du, Eppstein, Goodrich, Lueker (WADS 2009), Section 4. A *value* is a distinct
+    combination of the quasi-identifiers (one label for the single-attribute problem),
+    with its number of records; a crowd is a set of whole values, published (with
+    ``generalize="sets"``) as the set of labels it holds. The guarantee is that of the
+    algorithm chosen; ``approximation_ratio_`` gives it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from incrowd import Categorical, MetricSpace, Schema
+    >>> names = pd.DataFrame({"name": ["ann"] * 5 + ["bob"] * 3 + ["cy"] * 3 + ["di"] * 2})
+    >>> space = MetricSpace.from_table(names, Schema({"name": Categorical()}))
+    >>> model = BinCovering(k=5).fit(space)
+    >>> model.cost_, model.lower_bound_, model.partition_.sizes.tolist()
+    (7.0, 7, [7, 6])
+    """
+
+    guarantee: ClassVar[Guarantee] = Guarantee(
+        text="largest crowd ≤ 5/2·OPT (theorem9), 3·OPT (fold), (1+ε)(OPT+k) (ptas), OPT (exact)",
+        reference="Du, Eppstein, Goodrich & Lueker, WADS 2009, Thms 7, 9, 10",
+    )
+    tags: ClassVar[Tags] = Tags()
+    cost_class: ClassVar[type[LargestCrowd]] = LargestCrowd
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(),
+        "algorithm": OneOf(*ALGORITHMS),
+        "order": OneOf("given", "ascending", "descending"),
+        "ptas_epsilon": Interval(0, float("inf"), open_low=True),
+    }
+
+    def __init__(
+        self,
+        k: int = 5,
+        *,
+        algorithm: str = "theorem9",
+        order: Order = "given",
+        ptas_epsilon: float = 0.5,
+    ) -> None:
+        self.k = k
+        self.algorithm = algorithm
+        self.order = order
+        self.ptas_epsilon = ptas_epsilon
+
+    def _fit(self, space: MetricSpace) -> None:
+        _, inverse, counts, _ = space.index().distinct_rows
+        found = cover(
+            counts, int(self.k), self.algorithm, order=self.order, epsilon=self.ptas_epsilon
+        )
+        self.partition_ = Partition(found.labels[inverse])
+        self.cost_ = float(found.largest)
+        self.lower_bound_ = found.lower_bound
+
+    @property
+    def approximation_ratio_(self) -> float | None:
+        if self.algorithm == "ptas":
+            return 2.0 * (1.0 + float(self.ptas_epsilon))
+        return RATIOS.get(self.algorithm)

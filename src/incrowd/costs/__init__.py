@@ -4,6 +4,8 @@
 - :class:`MaxRadius` — largest distance to a crowd's center (the r-Gather family);
 - :class:`CellularCost` — each record pays its crowd's radius, each crowd a setup cost
   (cellular clustering);
+- :class:`LargestCrowd` — the number of records in the largest crowd (single-attribute
+  generalization);
 - :class:`GeneralizationCost` — the cost of publishing each crowd generalized (numeric
   ranges, hierarchy labels by height or NCP, value sets): k-anonymity.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 from .base import Cost
 from .cellular import CellularCost, SetupCost
 from .generalization import GeneralizationCost, GeneralizeForm, LevelLoss
+from .largest import LargestCrowd, largest_lower_bound
 from .radius import MaxRadius, best_centers, radii_from
 from .sse import SSE, l_sse
 
@@ -24,11 +27,13 @@ __all__ = [
     "Cost",
     "GeneralizationCost",
     "GeneralizeForm",
+    "LargestCrowd",
     "LevelLoss",
     "MaxRadius",
     "SSE",
     "SetupCost",
     "best_centers",
     "l_sse",
+    "largest_lower_bound",
     "radii_from",
 ]

@@ -23,6 +23,8 @@ __all__ = [
     "casc_matrix",
     "load_adult",
     "make_microdata",
+    "zip_population_path",
+    "load_zip_population",
 ]
 
 #: The 11 numeric EIA attributes of the microaggregation literature (UTILITYID and the ten
@@ -52,6 +54,19 @@ ADULT_QIS = (
     "workclass",
     "occupation",
 )
+
+
+def zip_population_path() -> Path:
+    """Path of the bundled residents per US zip code (33,774 zips with their point, ACS 2022;
+    see ``zip/ATTRIBUTION.md``)."""
+    return Path(str(files(__package__).joinpath("zip", "us_zip_population.csv")))
+
+
+def load_zip_population() -> pd.DataFrame:
+    """Residents per US zip code: ``zip`` (text, leading zeros kept), ``state``, ``lat``,
+    ``lon`` (degrees) and ``population`` (ACS 2022), one row per zip."""
+    table = pd.read_csv(zip_population_path(), dtype={"zip": str, "state": str})
+    return table
 
 
 def adult_path() -> Path:
