@@ -175,6 +175,33 @@ def test_zip_points_delaunay_regions(datasets):
     assert found.lower_bound == largest_lower_bound(weights[weights > 0], 20_000)
 
 
+def test_planar_regions_of_zip_codes_publish_sets_of_connected_zips():
+    from incrowd import Categorical, Schema, anonymize
+    from incrowd.datasets import load_zip_population
+
+    zips = load_zip_population()
+    ma = zips[zips["state"] == "MA"]
+    rng = np.random.default_rng(0)
+    people = pd.DataFrame(
+        {
+            "zip": rng.choice(ma["zip"], 3000, p=ma["population"] / ma["population"].sum()),
+            "x": rng.integers(0, 9, 3000),
+        }  # fmt: skip
+    )
+    schema = Schema({"zip": Categorical()}, sensitive=["x"])
+    release = anonymize(people, schema, 40, method="planar-regions", generalize="sets", seed=0)
+    published = release.table["zip"]
+    assert published.value_counts().min() >= 40
+    present = zips[zips["zip"].isin(people["zip"])]  # the places of the table
+    where = {z: i for i, z in enumerate(present["zip"])}
+    edges = delaunay_edges(present[["lon", "lat"]].to_numpy())
+    for cell in published.unique():
+        members = cell.strip("{}").split("|")
+        assert connected(np.array([where[z] for z in members]), edges)
+    with pytest.raises(InputError, match="not a place"):
+        anonymize(people.assign(zip="nowhere"), schema, 40, method="planar-regions")
+
+
 def test_planar_regions_method_needs_two_numbers():
     X = np.array([[0, 0], [1, 0], [2, 0], [10, 0], [11, 0], [12, 0]])
     model = PlanarRegions(k=3).fit(X)

@@ -7,6 +7,7 @@ when the value is valid but the data cannot meet it) with a message naming the p
 from __future__ import annotations
 
 import numbers
+import os
 
 from .errors import InfeasibleError, ParameterError
 
@@ -184,3 +185,19 @@ class Weights(Constraint):
 
     def describe(self) -> str:
         return "{name: weight}"
+
+
+class Places(Constraint):
+    """Where a method looks up the point of each place: the name of a bundled table
+    (``"us-zip"``), a CSV path, or a DataFrame."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        import pandas as pd
+
+        if not isinstance(value, str | os.PathLike | pd.DataFrame):
+            msg = f"{name} must be 'us-zip', a CSV path or a DataFrame, got {value!r}"
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return "us-zip | path | DataFrame"

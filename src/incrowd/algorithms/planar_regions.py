@@ -36,23 +36,35 @@ swap; the splitting ``O(n)`` per region, ``O(n · regions)`` in all.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
 from .._runtime import jit
 from ..base import Algorithm, Guarantee, Tags
 from ..costs import LargestCrowd, largest_lower_bound
-from ..data.columns import NumericColumn
+from ..data.columns import CategoricalColumn, NumericColumn
+from ..data.io import read_table
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError, InputError, ParameterError
-from ..params import CrowdSize
+from ..params import CrowdSize, Places
 from ..partition import Partition
 
-__all__ = ["PlanarRegions", "Regions", "delaunay_edges", "planar_regions", "spanning_tree"]
+__all__ = [
+    "US_ZIP",
+    "PlanarRegions",
+    "Regions",
+    "delaunay_edges",
+    "places_table",
+    "planar_regions",
+    "plane_coordinates",
+    "spanning_tree",
+]
 
 #: Swaps the tree improvement makes at most, per node of the graph.
 SWAPS_PER_NODE = 4
@@ -434,18 +446,62 @@ def _whole(weights: object, n: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the method
-def plane_coordinates(space: MetricSpace) -> np.ndarray:
-    """The two quasi-identifiers of ``space`` as given (not rescaled): n × 2."""
+#: ``places="us-zip"``: the bundled residents-per-zip table (zip, lat, lon).
+US_ZIP = "us-zip"
+
+
+def places_table(places: object) -> dict[str, tuple[float, float]]:
+    """Value → (longitude, latitude) from a places table: ``"us-zip"`` (bundled), a CSV path,
+    or a DataFrame; its first column names the place, ``lon`` and ``lat`` give its point."""
+    if isinstance(places, pd.DataFrame):
+        frame = places
+    elif places == US_ZIP:
+        from ..datasets import load_zip_population
+
+        frame = load_zip_population()
+    elif isinstance(places, str | os.PathLike):
+        frame = read_table(places)
+    else:
+        msg = f"places must be {US_ZIP!r}, a CSV path or a DataFrame, got {places!r}"
+        raise ParameterError(msg)
+    missing = [c for c in ("lon", "lat") if c not in frame.columns]
+    if missing:
+        msg = f"the places table needs columns 'lon' and 'lat' (missing: {', '.join(missing)})"
+        raise InputError(msg)
+    lon = pd.to_numeric(frame["lon"], errors="coerce").to_numpy(dtype=np.float64)
+    lat = pd.to_numeric(frame["lat"], errors="coerce").to_numpy(dtype=np.float64)
+    keys = frame.iloc[:, 0].astype(str).to_numpy()
+    return {key: (x, y) for key, x, y in zip(keys, lon, lat, strict=True)
+            if np.isfinite(x) and np.isfinite(y)}  # fmt: skip
+
+
+def plane_coordinates(space: MetricSpace, places: object = US_ZIP) -> np.ndarray:
+    """One point per record (n × 2): the two numeric quasi-identifiers as given (longitude
+    and latitude, not rescaled), or the point of the record's place (its one categorical
+    quasi-identifier, a zip code) in the ``places`` table."""
     if space.columns:
         numeric = [c for c in space.columns if isinstance(c, NumericColumn)]
-        if len(space.columns) != 2 or len(numeric) != 2:
-            names = ", ".join(c.name for c in space.columns)
-            msg = (
-                "planar regions need exactly two numeric quasi-identifiers (longitude and "
-                f"latitude); got {names}"
-            )
-            raise InputError(msg)
-        return np.column_stack([c.values for c in numeric]).astype(np.float64)
+        if len(space.columns) == 2 and len(numeric) == 2:
+            return np.column_stack([c.values for c in numeric]).astype(np.float64)
+        if len(space.columns) == 1 and isinstance(space.columns[0], CategoricalColumn):
+            column = space.columns[0]
+            lookup = places_table(places)
+            unknown = next((v for v in column.categories if v not in lookup), None)
+            if unknown is not None:
+                msg = (
+                    f"value {unknown!r} of {column.name!r} is not a place of the places table "
+                    f"({places if isinstance(places, str) else 'given'}); give the table of "
+                    "places (value, lon, lat) with places=..."
+                )
+                raise InputError(msg)
+            points = np.array([lookup[v] for v in column.categories], dtype=np.float64)
+            return points[column.codes]
+        names = ", ".join(c.name for c in space.columns)
+        msg = (
+            "planar regions need a place per record: two numeric quasi-identifiers "
+            f"(longitude and latitude) or one categorical one (a zip code); got {names}"
+        )
+        raise InputError(msg)
     if space.geometry.numeric.shape[1] != 2 or space.geometry.codes.shape[1]:
         msg = f"planar regions need points with two coordinates, got {space.dim}"
         raise InputError(msg)
@@ -458,6 +514,10 @@ class PlanarRegions(Algorithm):
     Parameters
     ----------
     k : int, default 5
+    places : "us-zip", path or DataFrame, default "us-zip"
+        Where the point of each place is looked up when the quasi-identifier is one label
+        (a zip code): a table whose first column names the place and whose ``lon`` and
+        ``lat`` columns give its point; ``"us-zip"`` is the bundled table of 33,774 US zips.
 
     Attributes
     ----------
@@ -472,8 +532,9 @@ class PlanarRegions(Algorithm):
     the record's zip code, say); records at one place are one node of weight their number.
     The largest crowd is at most ``κ + d(k − 1) ≤ (d + 1)·OPT`` over connected regions of
     the graph; ``approximation_ratio_`` is ``d + 1`` for the tree found. The generalized
-    release publishes each crowd's ranges (its bounding box); the hierarchy builder
-    (``incrowd hierarchy regions``) names regions instead.
+    release publishes each crowd's ranges (its bounding box) for a longitude/latitude
+    pair, and with ``generalize="sets"`` the set of zip codes of each region for a zip code;
+    the hierarchy builder (``incrowd hierarchy regions``) names regions instead.
 
     Examples
     --------
@@ -490,15 +551,16 @@ class PlanarRegions(Algorithm):
     )
     tags: ClassVar[Tags] = Tags(coordinates=2)
     cost_class: ClassVar[type[LargestCrowd]] = LargestCrowd
-    parameters: ClassVar[dict] = {"k": CrowdSize()}
+    parameters: ClassVar[dict] = {"k": CrowdSize(), "places": Places()}
 
-    def __init__(self, k: int = 5) -> None:
+    def __init__(self, k: int = 5, *, places: object = US_ZIP) -> None:
         self.k = k
+        self.places = places
 
     def cost(self, space: MetricSpace) -> LargestCrowd:
         """The largest crowd, where a crowd's places are connected in the Delaunay graph."""
         first, inverse, _, _ = space.index().distinct_rows
-        edges = delaunay_edges(plane_coordinates(space)[first])
+        edges = delaunay_edges(plane_coordinates(space, self.places)[first])
 
         def connected(members: np.ndarray) -> bool:
             places = np.unique(inverse[members])
@@ -513,7 +575,14 @@ class PlanarRegions(Algorithm):
 
     def _fit(self, space: MetricSpace) -> None:
         first, inverse, counts, _ = space.index().distinct_rows
-        found = planar_regions(plane_coordinates(space)[first], counts, int(self.k))
+        points = plane_coordinates(space, self.places)[first]
+        if np.unique(points, axis=0).shape[0] < points.shape[0]:  # two labels at one point
+            points, merged = np.unique(points, axis=0, return_inverse=True)
+            weights = np.bincount(merged.reshape(-1), weights=counts).astype(np.int64)
+            found = planar_regions(points, weights, int(self.k))
+            inverse = merged.reshape(-1)[inverse]
+        else:
+            found = planar_regions(points, counts, int(self.k))
         self.partition_ = Partition(found.labels[inverse])
         self.cost_ = float(found.largest)
         self.lower_bound_ = found.lower_bound
