@@ -1,4 +1,4 @@
-"""The ``incrowd`` command line: anonymize, verify, evaluate, methods, hierarchy.
+"""The ``incrowd`` command line: anonymize, verify, evaluate, risk, methods, hierarchy.
 
 Every anticipated problem (an :class:`IncrowdError`) is reported as one line on standard
 error with exit code 2, and leaves no output file behind. ``incrowd verify`` exits 1 when a
@@ -303,6 +303,71 @@ def evaluate(
         rec_shown = "" if rec is None else (f"{rec:.6g}" if isinstance(rec, float) else str(rec))
         grid.add_row(key, str(shown), rec_shown)
     out_console.print(grid)
+
+
+@app.command()
+def risk(
+    input: Annotated[Path, typer.Argument(help="The original table.")],
+    release: Annotated[Path, typer.Argument(help="A written release of it.")],
+    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
+    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
+    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    k: Annotated[
+        int | None, typer.Option("--k", help="Crowd size to check.", show_default="the release's")
+    ] = None,
+    threshold: Annotated[float, typer.Option(help="Risk above which a record is at risk.")] = 0.2,
+    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Re-identification risk of RELEASE: prosecutor, journalist, marketer, and a linkage
+    attack with every original record's quasi-identifiers."""
+    import json
+
+    from .data.columns import handle_missing
+    from .data.io import read_table
+    from .job import build_schema, split_list
+    from .release import read_release
+    from .risk import assess_risk
+
+    with errors():
+        table = read_table(input, sep=sep)
+        job = Job(
+            qi=split_list(qi),
+            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
+            categorical=split_list(categorical),
+            numeric=split_list(numeric),
+        )
+        schema = build_schema(job, table)
+        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
+        files = read_release(release)
+        report = assess_risk(table, files.table, schema, k=k, metadata=files.metadata,
+                             threshold=threshold)  # fmt: skip
+    figures = report.to_dict()
+    if json_out:
+        typer.echo(json.dumps(figures, indent=2))
+        return
+    grid = Table(title=f"re-identification risk of {escape(str(release))}", show_header=True)
+    for col in ("model", "highest", "average", f"records above {threshold:g}"):
+        grid.add_column(col, justify="right")
+
+    def shown(v: object) -> str:
+        return "—" if v is None else (f"{v:.4f}" if isinstance(v, float) else str(v))
+
+    for name in ("prosecutor", "journalist"):
+        f = figures[name]
+        grid.add_row(name, shown(f["highest"]), shown(f["average"]), shown(f["records_at_risk"]))
+    grid.add_row("marketer", "", shown(figures["marketer"]), "")
+    out_console.print(grid)
+    link = figures["linkage"]
+    out_console.print(
+        f"linkage attack ({report.n_input} original records against {report.n_classes} "
+        f"published classes): highest re-identification probability "
+        f"{shown(link['max_reidentification_probability'])}, "
+        f"{shown(link['records_below_k'])} records with fewer than k={report.k} consistent "
+        f"records, {shown(link['records_unmatched'])} consistent with none"
+    )
 
 
 @app.command()

@@ -35,7 +35,7 @@ from .privacy import verify
 from .release.centers import COUNT, RADIUS
 from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
-__all__ = ["evaluate_release", "parse_range", "published_discernibility"]
+__all__ = ["category_code", "evaluate_release", "parse_range", "published_discernibility"]
 
 
 def parse_range(text: str) -> tuple[float, float]:
@@ -138,7 +138,7 @@ def _cell_penalty(col: Any, cell: str) -> float:
         covered = np.unique(np.concatenate([_covered(col, v, cell) for v in members]))
         return (covered.size - 1) / (domain - 1) if domain > 1 else 0.0
     if isinstance(col, CategoricalColumn):
-        if _category(col, cell) is not None:
+        if category_code(col, cell) is not None:
             return 0.0
         if cell == SUPPRESSED_VALUE:
             return 1.0 if domain > 1 else 0.0
@@ -153,7 +153,7 @@ def _cell_penalty(col: Any, cell: str) -> float:
     return float(label_penalties(col)[level][code])
 
 
-def _category(col: CategoricalColumn, value: str) -> int | None:
+def category_code(col: CategoricalColumn, value: str) -> int | None:
     """Code of a categorical value (categories are sorted: a binary search, not a scan of
     what may be a million values), or None."""
     i = bisect_left(col.categories, value)
@@ -164,7 +164,7 @@ def _covered(col: Any, member: str, cell: str) -> np.ndarray:
     """Input values (leaf codes) a member of a published set stands for."""
     present = present_values(col)
     if isinstance(col, CategoricalColumn):
-        code = _category(col, member)
+        code = category_code(col, member)
         if code is not None:
             return np.array([code])
     else:
