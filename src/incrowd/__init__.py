@@ -41,6 +41,8 @@ _SOURCES = {
     "TwoAnonymity": "algorithms",
     "TwoMicroaggregation": "algorithms",
     "anonymize": "pipeline",
+    "Diversity": "diversity",
+    "assess_risk": "risk",
     "Algorithm": "base",
     "Guarantee": "base",
     "Categorical": "data",
@@ -78,6 +80,7 @@ __all__ = [
     "BinCovering",
     "Categorical",
     "CellularClustering",
+    "Diversity",
     "ExactPartition",
     "ForestKAnonymity",
     "LocalRecoding",
@@ -113,6 +116,7 @@ __all__ = [
     "TwoMicroaggregation",
     "VerificationReport",
     "anonymize",
+    "assess_risk",
     "check_k_anonymity",
     "load_adult",
     "make_microdata",
@@ -174,6 +178,7 @@ if TYPE_CHECKING:  # pragma: no cover
         write_table,
     )
     from .datasets import load_adult, make_microdata
+    from .diversity import Diversity
     from .errors import (
         HierarchyError,
         IncrowdError,
@@ -194,3 +199,4 @@ if TYPE_CHECKING:  # pragma: no cover
         release_generalized,
         release_microaggregated,
     )
+    from .risk import assess_risk

@@ -127,6 +127,21 @@ def anonymize(
             show_default=Job.csv_formulas,
         ),
     ] = None,
+    l: Annotated[  # noqa: E741 - the literature's name
+        float | None,
+        typer.Option("--l", help="l-diversity of every crowd on every sensitive column."),
+    ] = None,
+    l_kind: Annotated[
+        str | None, typer.Option(help="distinct | entropy | recursive.", show_default="distinct")
+    ] = None,
+    c: Annotated[float | None, typer.Option("--c", help="recursive (c,l)-diversity: c.")] = None,
+    t: Annotated[
+        float | None, typer.Option("--t", help="t-closeness of every crowd (0-1).")
+    ] = None,
+    t_kind: Annotated[
+        str | None,
+        typer.Option(help="equal | ordered | auto (ordered for numbers).", show_default="auto"),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
@@ -148,6 +163,11 @@ def anonymize(
             center=center,
             generalize=generalize,
             csv_formulas=csv_formulas,
+            l=l,
+            l_kind=l_kind,
+            c=c,
+            t=t,
+            t_kind=t_kind,
             weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
             seed=seed,
             sep=sep,
@@ -195,6 +215,7 @@ def anonymize(
                 center=job.center,
                 norm=job.norm,
                 generalize=job.generalize,
+                diversity=job.diversity,
                 on_stage=stage,
             )
             stage("writing the release")
@@ -235,8 +256,19 @@ def verify(
     qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
     k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
     sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
+    sensitive: Annotated[
+        ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
+    ] = None,
+    l: Annotated[  # noqa: E741
+        float | None, typer.Option("--l", help="Also check l-diversity.")
+    ] = None,
+    l_kind: Annotated[str, typer.Option(help="distinct | entropy | recursive.")] = "distinct",
+    c: Annotated[float, typer.Option("--c", help="recursive (c,l)-diversity: c.")] = 1.0,
+    t: Annotated[float | None, typer.Option("--t", help="Also check t-closeness.")] = None,
+    t_kind: Annotated[str, typer.Option(help="equal | ordered | auto.")] = "auto",
 ) -> None:
-    """Check a release from the published file alone; exit 0 only if it is k-anonymous.
+    """Check a release from the published file alone; exit 0 only if it is k-anonymous
+    (and l-diverse / t-close when asked).
 
     Records whose published quasi-identifiers are identical form one group, so crowds that
     generalize to the same values count together.
@@ -245,12 +277,15 @@ def verify(
     from .privacy import verify as check
 
     with errors():
-        report = check(release, split_list(qi), k, sep=sep)
+        job = Job(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
+        report = check(release, split_list(qi), k, sep=sep, diversity=job.diversity,
+                       sensitive=split_list(sensitive) or None)  # fmt: skip
     if report.ok:
         out_console.print(
             f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "
             f"{report.n_records} records in {report.n_classes} groups of identical "
             f"quasi-identifiers, smallest {report.k_achieved})"
+            + (f"; every group meets {job.diversity.describe()}" if job.diversity else "")
         )
         return
     for problem in report.problems:

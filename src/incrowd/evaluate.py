@@ -14,6 +14,8 @@ input columns (and the suppressed count in the metadata):
 - ``discernibility``: Σ |E|² over groups of identical published quasi-identifiers, plus
   ``n_input`` for every suppressed record.
 - ``max_radius`` (centers releases): the largest published radius.
+- per sensitive column (:mod:`incrowd.diversity`): the smallest distinct and entropy l over
+  the classes, and the largest t (equal and ordered distances).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, 
 from .data.ncp import domain_size, label_penalties, present_values, range_of_label
 from .data.schema import Numeric, Schema
 from .data.space import MetricSpace
+from .diversity import published_figures
 from .errors import InputError
 from .privacy import verify
 from .release.centers import COUNT, RADIUS
@@ -90,6 +93,12 @@ def evaluate_release(
         out["sse"], out["l_sse"] = _numeric_sse(original, published, schema, form)
     if form == "centers" and RADIUS in published.columns and len(published):
         out["max_radius"] = float(pd.to_numeric(published[RADIUS]).max())
+    names = [c for c in (schema.sensitive or meta.get("sensitive", [])) if c in published]
+    if names and len(published):
+        figures = published_figures(published, schema.qi_names, names, form == "centers")
+        for name, values in figures.items():
+            for key, value in values.items():
+                out[f"{key} ({name})"] = value
     return out
 
 

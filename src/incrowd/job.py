@@ -49,6 +49,7 @@ import pandas as pd
 from .data.columns import MissingPolicy
 from .data.hierarchy import Hierarchy
 from .data.schema import Schema, is_missing
+from .diversity import Diversity
 from .errors import HierarchyError, InputError, SchemaError
 
 __all__ = ["Job", "build_hierarchy", "build_schema", "parse_weights", "with_weights"]
@@ -70,6 +71,11 @@ class Job:
     norm: int | None = None
     generalize: str = "levels"
     csv_formulas: str = "escape"
+    l: float | None = None  # noqa: E741 - the literature's name
+    l_kind: str = "distinct"
+    c: float = 1.0
+    t: float | None = None
+    t_kind: str = "auto"
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
@@ -134,6 +140,14 @@ class Job:
         values["weights"] = parse_weights(tables["weights"], where)
         return cls(**values)
 
+    @property
+    def diversity(self) -> Diversity | None:
+        """The l-diversity / t-closeness asked, or None."""
+        if self.l is None and self.t is None:
+            return None
+        return Diversity(l=self.l, l_kind=self.l_kind, c=self.c, t=self.t,  # type: ignore[arg-type]
+                         t_kind=self.t_kind)  # type: ignore[arg-type]  # fmt: skip
+
     def merged(self, **overrides: Any) -> Job:
         """This job with the given settings replaced, where they are not None / empty."""
         given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
@@ -151,13 +165,15 @@ _LISTS = ("qi", "sensitive", "identifier", "insensitive", "categorical", "numeri
 _KINDS: dict[str, type] = {
     "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
     "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
+    "l": float, "l_kind": str, "c": float, "t": float, "t_kind": str,
 }  # fmt: skip
 
 
 def _scalar(key: str, value: Any, where: str) -> Any:
     kind = _KINDS[key]
-    if isinstance(value, bool) or not isinstance(value, kind):
-        name = "an integer" if kind is int else "a string"
+    accepted = (int, float) if kind is float else kind
+    if isinstance(value, bool) or not isinstance(value, accepted):
+        name = {int: "an integer", float: "a number"}.get(kind, "a string")
         msg = f"{where}: {key} must be {name}, got {value!r}"
         raise InputError(msg)
     return value

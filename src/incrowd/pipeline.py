@@ -17,10 +17,12 @@ from .data.columns import MissingPolicy, handle_missing
 from .data.io import as_dataframe
 from .data.schema import Schema
 from .data.space import MetricSpace
+from .diversity import Diversity, enforce, sensitive_codes
 from .errors import InfeasibleError, ParameterError
 from .evaluate import published_discernibility
 from .metrics import ncp_loss
 from .params import check_k, check_seed
+from .partition import Partition
 from .privacy import verify
 from .release import (
     RELEASE_FORMS,
@@ -31,6 +33,16 @@ from .release import (
 )
 
 __all__ = ["anonymize", "make_algorithm"]
+
+#: Neighbours per record searched for the crowds next to one that breaks l / t.
+MERGE_NEIGHBOURS = 12
+#: What the metadata says of a release whose crowds were merged for l-diversity.
+DIVERSITY_NOTE = (
+    "crowds breaking the constraint were merged with neighbouring crowds; the lower bound is "
+    "on the k-anonymity optimum, which is at most the constrained optimum, so the certified "
+    "ratio is an upper bound against the constrained optimum; the method's a-priori "
+    "approximation ratio does not apply"
+)
 
 
 #: The method of each release form when none is named: the least loss measured
@@ -68,6 +80,7 @@ def anonymize(
     center: str = "centroid",
     norm: int | None = None,
     generalize: str = "levels",
+    diversity: Diversity | None = None,
     on_stage: Callable[[str], None] | None = None,
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
@@ -82,7 +95,10 @@ def anonymize(
     methods); the others measure their own objective. ``generalize`` chooses what a
     generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
     or the set of values present (``"sets"``); a method that optimizes for the published form
-    (``forest``) is told which.
+    (``forest``) is told which. ``diversity`` (:class:`~incrowd.diversity.Diversity`)
+    asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
+    crowds that break it are merged with neighbouring crowds (:func:`incrowd.diversity.enforce`);
+    the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
     """
     start = time.perf_counter()
     stage = on_stage or (lambda _name: None)
@@ -127,10 +143,42 @@ def anonymize(
     norm = tags.norm if norm is None else norm
     space = MetricSpace.from_table(kept, schema, norm=norm)  # type: ignore[arg-type]
 
+    constrained = diversity is not None and diversity.active
+    if constrained and not schema.sensitive:
+        msg = "l-diversity and t-closeness need sensitive columns (--sensitive)"
+        raise ParameterError(msg)
+
     stage(f"forming crowds ({method})")
     algorithm.fit(space)
     partition = algorithm.partition_
     partition.validate(k)
+    objective = algorithm.cost(space)
+    cost, centers, merges = float(algorithm.cost_), getattr(algorithm, "center_records_", None), 0
+    if constrained:
+        assert diversity is not None
+        stage("merging crowds for l-diversity / t-closeness")
+        sensitive = [sensitive_codes(kept[name]) for name in schema.sensitive]
+        # neighbours in the method's own geometry where it has one (lists already built)
+        index = space.index(getattr(objective, "geometry", None))
+        near = index.neighbours(min(space.n - 1, MERGE_NEIGHBOURS))[1]
+
+        first, inverse, _, rows = index.distinct_rows
+        row_near = (
+            rows.neighbours(min(first.size - 1, MERGE_NEIGHBOURS))[1] if first.size > 1 else None
+        )
+
+        def nearby(members: np.ndarray, count: int) -> np.ndarray:
+            # records of the distinct rows nearest the class's rows (copies are no help)
+            if row_near is None:
+                return members[:0]
+            return first[row_near[np.unique(inverse[members])].ravel()][:count]
+
+        labels, merges = enforce(partition.labels, sensitive, diversity, objective, near, k,
+                                 nearby)  # fmt: skip
+        if merges:
+            partition = Partition(labels)
+            centers = None  # the method's centers were for its own crowds
+            cost = objective.priced(partition.labels)
 
     stage(f"publishing the {release} table")
     if release == "generalized":
@@ -140,7 +188,7 @@ def anonymize(
     elif release == "microaggregated":
         out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns)
     else:
-        own = getattr(algorithm, "center_records_", None) if center == "medoid" else None
+        own = centers if center == "medoid" else None
         out = release_centers(
             kept, partition, schema, space=space, center=center, seed=seed, center_records=own
         )
@@ -149,12 +197,10 @@ def anonymize(
     n_input = len(frame)
     n_suppressed = partition.n_suppressed + n_dropped
     lower = algorithm.lower_bound_
-    ratio = algorithm.certified_ratio_
+    ratio = algorithm.certified_ratio_ if not merges else _ratio(cost, lower)
     guarantee = algorithm.guarantee
-    objective = algorithm.cost(space)
     sse = SSE.on(space)
     sizes = partition.sizes.astype(np.float64)
-    centers = getattr(algorithm, "center_records_", None)
     loss = {
         "sse": sse.of(partition.labels),
         "l_sse": l_sse(sse, partition.labels),
@@ -184,23 +230,37 @@ def anonymize(
         "n_suppressed": n_suppressed,
         "n_dropped_missing": n_dropped,
         "loss": loss,
-        "cost": float(algorithm.cost_),
+        "cost": cost,
         "objective": objective.name,
         "lower_bound": None if lower is None else float(lower),
         "certified_ratio": ratio,
         "certificate": getattr(algorithm, "certificate_", None),
-        "approximation_ratio": algorithm.approximation_ratio_,
+        "approximation_ratio": None if merges else algorithm.approximation_ratio_,
+        "diversity": (
+            diversity.describe() | {"merges": merges, "note": DIVERSITY_NOTE}
+            if constrained and diversity is not None
+            else None
+        ),
         "guarantee_text": guarantee.text,
         "reference": guarantee.reference,
         "withheld_columns": withheld,
     }
     stage("verifying the release")
-    report = verify(out.table, schema.qi_names, k, metadata=metadata)
+    report = verify(out.table, schema.qi_names, k, metadata=metadata, diversity=diversity,
+                    sensitive=schema.sensitive)  # fmt: skip
     report.raise_if_failed()
     # crowds that generalize to the same published values merge into one group
     metadata["n_groups"] = report.n_classes
     metadata["seconds"] = round(time.perf_counter() - start, 4)
     return Release(out.table, out.form, partition, metadata)
+
+
+def _ratio(cost: float, lower: float | None) -> float | None:
+    if lower is None:
+        return None
+    if lower <= 0:
+        return 1.0 if cost <= 0 else None
+    return float(cost / lower)
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

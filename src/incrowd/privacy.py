@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .diversity import Diversity, published_figures
 from .errors import InputError, PrivacyViolation
 from .release import Release, read_release
 from .release.centers import COUNT
@@ -55,6 +56,8 @@ def verify(
     *,
     metadata: Mapping[str, Any] | None = None,
     sep: str | None = None,
+    diversity: Diversity | None = None,
+    sensitive: Sequence[str] | None = None,
 ) -> VerificationReport:
     """Check that a published table is k-anonymous on ``qi`` and reconciles with its metadata.
 
@@ -63,6 +66,9 @@ def verify(
     table must be the one the metadata describes). A table with a ``count`` column and
     ``"release": "centers"`` in its metadata (or no metadata) is read as a centers release:
     each row stands for ``count`` records.
+
+    With ``diversity`` (l-diversity and/or t-closeness, :mod:`incrowd.diversity`), every
+    class must also hold it for each ``sensitive`` column (default: the metadata's).
 
     Raises :class:`~incrowd.InputError` for a usage error (a quasi-identifier the table
     does not have, a k below 1); a release that fails a check is reported, not raised.
@@ -125,11 +131,35 @@ def verify(
             f"(smallest has {k_achieved})"
         )
     problems += _reconcile(meta, n_records)
+    if diversity is not None and diversity.active and len(table):
+        problems += _check_diversity(table, qi, diversity, sensitive, meta, form)
     if changed:
         problems.append(changed)
     return VerificationReport(
         int(k), k_achieved, len(table), n_records, len(sizes), form, tuple(problems)
     )
+
+
+def _check_diversity(
+    table: pd.DataFrame,
+    qi: Sequence[str],
+    spec: Diversity,
+    sensitive: Sequence[str] | None,
+    meta: Mapping[str, Any],
+    form: str,
+) -> list[str]:
+    names = list(sensitive if sensitive is not None else meta.get("sensitive", []))
+    if not names:
+        return ["l-diversity / t-closeness asked, but no sensitive column is named"]
+    absent = [c for c in names if c not in table.columns]
+    if absent:
+        return [f"sensitive column {absent[0]!r} is not in the published table"]
+    figures = published_figures(table, qi, names, form == "centers", spec)
+    return [
+        f"{f['classes_failing']} class(es) break {spec.describe()} on {name!r}"
+        for name, f in figures.items()
+        if f.get("classes_failing")
+    ]
 
 
 def _check_multisets(table: pd.DataFrame, counts: pd.Series, sensitive: Sequence[str]) -> list[str]:

@@ -41,6 +41,12 @@ class Cost(ABC):
     def crowd(self, members: np.ndarray) -> float:
         """The cost of one crowd made of the records ``members``."""
 
+    def merge_price(self, members: np.ndarray) -> float:
+        """A quick price of one crowd, for choosing among many merges (l-diversity): the
+        crowd's cost where that is cheap to compute, else an upper bound on it (a center
+        among the members instead of among all records)."""
+        return self.crowd(members)
+
     def subset_costs(self, n: int, k: int) -> np.ndarray:
         """The cost of every subset of the ``n`` records (indexed by bitmask) with at least
         ``k`` members; 0 for smaller ones. For the exact solver on tiny inputs; costs with

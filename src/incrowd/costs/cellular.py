@@ -21,7 +21,7 @@ import numpy as np
 from ..data.geometry import Geometry
 from ..data.space import MetricSpace
 from .base import Cost
-from .radius import best_centers
+from .radius import best_centers, member_radius
 
 __all__ = ["CellularCost", "SetupCost"]
 
@@ -80,6 +80,11 @@ class CellularCost(Cost):
     def of(self, labels: np.ndarray, centers: np.ndarray | None = None) -> float:
         """The cost of a labelling, from ``centers`` (a record per crowd) or its members."""
         return float(self.crowds(labels, centers)[2].sum())
+
+    def merge_price(self, members: np.ndarray) -> float:
+        center, radius = member_radius(self.geometry, members)
+        setup = self.setup_of(np.array([center]), np.array([radius]))[0]
+        return float(setup + np.asarray(members).size * radius)
 
     def crowd(self, members: np.ndarray) -> float:
         """The cost of one crowd around the best input record as center (exact: every record

@@ -67,6 +67,9 @@ class LargestCrowd(Cost):
         kept = labels[labels >= 0]
         return float(np.bincount(kept).max()) if kept.size else 0.0
 
+    def merge_price(self, members: np.ndarray) -> float:
+        return float(np.asarray(members).size)
+
     def crowd(self, members: np.ndarray) -> float:
         """The size of the crowd; ∞ when it splits a value's copies or the shape forbids it."""
         members = np.asarray(members, dtype=np.intp)

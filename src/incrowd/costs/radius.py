@@ -24,7 +24,7 @@ from ..data.space import MetricSpace
 from .base import Cost
 from .kernels import recenter, subset_radius
 
-__all__ = ["MaxRadius", "best_centers", "radii_from", "CANDIDATES"]
+__all__ = ["MaxRadius", "best_centers", "member_radius", "radii_from", "CANDIDATES"]
 
 #: Members tried as the center of a large crowd (those nearest its centroid: the 1-center of
 #: a crowd lies near it); small crowds try every member.
@@ -58,6 +58,9 @@ class MaxRadius(Cost):
         n = self.geometry.n
         d = self.geometry.distance(np.repeat(np.arange(n), members.size), np.tile(members, n))
         return float(d.reshape(n, members.size).max(axis=1).min())
+
+    def merge_price(self, members: np.ndarray) -> float:
+        return member_radius(self.geometry, members)[1]
 
     def subset_costs(self, n: int, k: int) -> np.ndarray:
         rows = np.arange(n)
@@ -102,6 +105,17 @@ def best_centers(
     return recenter(
         geometry.numeric, geometry.codes, ent, order, starts, start, candidates, geometry.norm
     )
+
+
+def member_radius(geometry: Geometry, members: np.ndarray) -> tuple[int, float]:
+    """A center among ``members`` (all of them up to :data:`CANDIDATES`, else those nearest
+    the centroid) and the crowd's radius around it."""
+    members = np.asarray(members, dtype=np.intp)
+    tried = members if members.size <= CANDIDATES else _near_centroid(geometry, members, CANDIDATES)
+    d = geometry.distance(np.repeat(tried, members.size), np.tile(members, tried.size))
+    radii = d.reshape(tried.size, members.size).max(axis=1)
+    best = int(np.argmin(radii))
+    return int(tried[best]), float(radii[best])
 
 
 def _near_centroid(geometry: Geometry, members: np.ndarray, count: int) -> np.ndarray:

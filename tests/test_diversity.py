@@ -1,0 +1,165 @@
+"""l-diversity and t-closeness: the definitions on hand-made classes (checked against a
+separate reading of pycanon's definitions), the constraint on random tables for several
+methods, the certificate against the exact constrained optimum, and clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from incrowd import Categorical, Numeric, Schema, anonymize, verify
+from incrowd.algorithms.exact import solve
+from incrowd.cli import run
+from incrowd.data.space import MetricSpace
+from incrowd.diversity import Diversity, class_measures, satisfied
+from incrowd.errors import InfeasibleError, ParameterError
+
+
+def independent(values: list[object], whole: list[object], ordered: bool) -> dict[str, float]:
+    """The definitions written out again, straight from the text (pycanon's)."""
+    counts = pd.Series(values).value_counts()
+    p = counts / counts.sum()
+    entropy = -sum(x * math.log(x) for x in p)
+    domain = sorted(set(whole))
+    q = pd.Series(whole).value_counts() / len(whole)
+    pp = [float(p.get(v, 0.0)) for v in domain]
+    qq = [float(q.get(v, 0.0)) for v in domain]
+    if ordered:
+        running, total = 0.0, 0.0
+        for a, b in zip(pp, qq, strict=True):
+            running += a - b
+            total += abs(running)
+        t = total / (len(domain) - 1)
+    else:
+        t = 0.5 * sum(abs(a - b) for a, b in zip(pp, qq, strict=True))
+    return {"distinct": len(counts), "entropy_l": math.exp(entropy), "t": t}
+
+
+def table_of(classes: list[list[object]]) -> np.ndarray:
+    domain = sorted({v for c in classes for v in c})
+    return np.array([[c.count(v) for v in domain] for c in classes])
+
+
+def test_definitions_on_hand_made_classes():
+    classes = [[1, 1, 1], [1, 2, 3], [2, 2, 3, 3]]
+    whole = [v for c in classes for v in c]
+    for ordered in (False, True):
+        found = class_measures(table_of(classes), ordered)
+        for i, c in enumerate(classes):
+            expected = independent(c, whole, ordered)
+            assert found["distinct"][i] == expected["distinct"]
+            assert found["entropy_l"][i] == pytest.approx(expected["entropy_l"])
+            assert found["t"][i] == pytest.approx(expected["t"])
+    # the textbook case: p = (1, 0, 0) against a uniform q over three ordered values
+    assert class_measures(np.array([[3, 0, 0], [0, 3, 0], [0, 0, 3]]), True)["t"][0] == (
+        pytest.approx(0.5)
+    )
+
+
+def test_recursive_diversity():
+    spec = Diversity(l=2, l_kind="recursive", c=2)
+    # r1 < c (r2 + ...): 3 < 2 * 2 holds; 5 < 2 * 2 does not
+    assert satisfied(np.array([[3, 2], [5, 2]]), spec, numeric=False).tolist() == [True, False]
+
+
+SPECS = [Diversity(l=2), Diversity(l=1.4, l_kind="entropy"), Diversity(t=0.45)]
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 10_000), st.sampled_from(["forest", "mdav", "r-gather", "local-recoding"]),
+       st.sampled_from(SPECS))  # fmt: skip
+def test_every_crowd_holds_the_constraint(seed, method, spec):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 80))
+    table = pd.DataFrame({
+        "age": rng.integers(20, 70, n), "sex": rng.choice(["f", "m"], n),
+        "disease": rng.choice(["flu", "cold", "asthma"], n, p=[0.6, 0.3, 0.1]),
+    })  # fmt: skip
+    schema = Schema({"age": Numeric(), "sex": Categorical()}, sensitive=["disease"])
+    try:
+        release = anonymize(table, schema, 3, method=method, seed=seed, diversity=spec)
+    except InfeasibleError:
+        everyone = satisfied(table_of([list(table["disease"])]), spec, numeric=False)
+        assert not everyone[0]  # refused only when the whole table fails
+        return
+    meta = release.metadata
+    assert meta["n_released"] + meta["n_suppressed"] == n
+    report = verify(release.table, ["age", "sex"], 3, diversity=spec, sensitive=["disease"])
+    assert report.ok, report.problems
+    assert meta["diversity"]["merges"] >= 0
+    if meta["diversity"]["merges"]:
+        assert meta["approximation_ratio"] is None
+        if meta["lower_bound"]:
+            assert meta["certified_ratio"] == pytest.approx(meta["cost"] / meta["lower_bound"])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_certificate_bounds_the_constrained_optimum(seed):
+    rng = np.random.default_rng(seed)
+    n = 8
+    table = pd.DataFrame({
+        "x": rng.integers(0, 10, n), "y": rng.integers(0, 10, n),
+        "s": rng.choice(["a", "b"], n),
+    })  # fmt: skip
+    if table["s"].nunique() < 2:
+        table.loc[0, "s"] = "b" if table.loc[1, "s"] == "a" else "a"
+    schema = Schema({"x": Numeric(), "y": Numeric()}, sensitive=["s"])
+    release = anonymize(table, schema, 2, method="forest", seed=0, diversity=Diversity(l=2))
+    meta = release.metadata
+    space = MetricSpace.from_table(table, schema, norm=1)
+    from incrowd import ForestKAnonymity
+
+    cost = ForestKAnonymity(k=2).cost(space)
+    codes = pd.factorize(table["s"])[0]
+    costs = np.full(1 << n, np.inf)
+    bits = np.arange(n)
+    for s in range(1, 1 << n):
+        members = bits[(s >> bits) & 1 == 1]
+        if members.size >= 2 and np.unique(codes[members]).size >= 2:
+            costs[s] = cost.crowd(members)
+    opt, _ = solve(costs, n, 1, "sum")
+    assert meta["lower_bound"] <= opt + 1e-9 <= meta["cost"] + 2e-9
+
+
+def test_bad_requests_are_clear_errors():
+    table = pd.DataFrame({"age": range(10), "s": ["a"] * 10})
+    schema = Schema({"age": Numeric()}, sensitive=["s"])
+    with pytest.raises(InfeasibleError, match="cannot be met"):
+        anonymize(table, schema, 2, diversity=Diversity(l=2))
+    with pytest.raises(ParameterError, match="sensitive"):
+        anonymize(table, Schema({"age": Numeric()}), 2, diversity=Diversity(l=2))
+    with pytest.raises(ParameterError, match="whole l"):
+        Diversity(l=2.5)
+    with pytest.raises(ParameterError, match="t must be"):
+        Diversity(t=1.5)
+
+
+def test_verify_finds_a_class_without_diversity(tmp_path):
+    published = pd.DataFrame(
+        {"age": ["1-3"] * 3 + ["4-6"] * 3, "s": ["a", "b", "a", "a", "a", "a"]}
+    )
+    report = verify(published, ["age"], 3, diversity=Diversity(l=2), sensitive=["s"])
+    assert not report.ok and "1 class(es) break" in report.problems[0]
+    path = tmp_path / "rel.csv"
+    published.to_csv(path, index=False)
+    assert run(["verify", str(path), "--qi", "age", "--k", "3", "--sensitive", "s"]) == 0
+    assert run(["verify", str(path), "--qi", "age", "--k", "3", "--sensitive", "s",
+                "--l", "2"]) == 1  # fmt: skip
+
+
+def test_cli_anonymize_with_l_and_t(tmp_path):
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.integers(20, 70, 300), "sex": rng.choice(["f", "m"], 300),
+                          "s": rng.choice(["a", "b", "c"], 300)})  # fmt: skip
+    source, out = tmp_path / "t.csv", tmp_path / "r.csv"
+    table.to_csv(source, index=False)
+    args = ["anonymize", str(source), "--qi", "age,sex", "--sensitive", "s", "--k", "4",
+            "--l", "2", "--t", "0.4", "--method", "mdav", "--out", str(out), "--quiet"]  # fmt: skip
+    assert run(args) == 0
+    assert run(["verify", str(out), "--qi", "age,sex", "--k", "4", "--l", "2", "--t", "0.4"]) == 0
+    assert run([*args[:-3], "--l-kind", "sideways", "--out", str(tmp_path / "x.csv")]) == 2
