@@ -14,7 +14,7 @@ HIER   := $(foreach a,sex race marital-status education native-country workclass
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,report]'
 	$(BIN)/incrowd precompile
 	touch $(STAMP)
 
@@ -24,6 +24,10 @@ demo: $(STAMP)
 	    $(HIER) --k 5 --release generalized --seed 1 --out $(DEMO)/adult-k5.csv
 	$(BIN)/incrowd verify $(DEMO)/adult-k5.csv --qi $(QIS) --k 5
 	$(BIN)/incrowd evaluate $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER)
+	$(BIN)/incrowd risk $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER)
+	@rm -f $(DEMO)/adult-k5-report.html  # the report never replaces a file: this one is ours
+	$(BIN)/incrowd report $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER) \
+	    --out $(DEMO)/adult-k5-report.html
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks experiments

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,3 +130,17 @@ def test_cli_prints_one_json_object(tmp_path, capsys):
     assert figures["records_below_k"] == 0
     assert {"prosecutor", "journalist", "marketer"} <= set(figures)
     assert run(["risk", str(source), str(out), "--qi", "age,nope", "--json"]) == 2
+
+
+@pytest.mark.parametrize("release", ["microaggregated", "centers"])
+def test_center_releases_are_linked_by_distance(release):
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame({"x": rng.normal(size=120), "y": rng.normal(size=120)})
+    table["c"] = rng.choice(["a", "b"], 120)
+    table["s"] = rng.integers(0, 3, 120)
+    schema = Schema({"x": Numeric(), "y": Numeric(), "c": Categorical()}, sensitive=["s"])
+    rel = anonymize(table, schema, 6, method="mdav", release=release, seed=0)
+    report = assess_risk(table, rel.table, schema, metadata=rel.metadata)
+    assert report.linkage["records_unmatched"] == 0  # everyone is near (within) a center
+    assert report.linkage["max_reidentification_probability"] <= 1 / 6 + 1e-12
+    assert report.journalist["highest"] <= 1 / 6 + 1e-12

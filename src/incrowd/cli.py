@@ -1,4 +1,4 @@
-"""The ``incrowd`` command line: anonymize, verify, evaluate, risk, methods, hierarchy.
+"""The ``incrowd`` command line: anonymize, verify, evaluate, risk, report, methods, hierarchy.
 
 Every anticipated problem (an :class:`IncrowdError`) is reported as one line on standard
 error with exit code 2, and leaves no output file behind. ``incrowd verify`` exits 1 when a
@@ -403,6 +403,51 @@ def risk(
         f"{shown(link['records_below_k'])} records with fewer than k={report.k} consistent "
         f"records, {shown(link['records_unmatched'])} consistent with none"
     )
+
+
+@app.command()
+def report(
+    input: Annotated[Path, typer.Argument(help="The original table.")],
+    release: Annotated[Path, typer.Argument(help="A written release of it.")],
+    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    out: Annotated[Path, typer.Option("--out", help="The HTML file to write (new).")],
+    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
+    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
+    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    sensitive: Annotated[
+        ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
+    ] = None,
+    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
+) -> None:
+    """Write one self-contained HTML page on RELEASE: guarantee, loss, risk, diversity."""
+    from .data.columns import handle_missing
+    from .data.commit import Output, commit
+    from .data.io import read_table
+    from .hierarchies import check_output
+    from .job import build_schema, split_list
+    from .release import read_release
+    from .report import build_report
+
+    with errors():
+        if out.suffix.lower() not in (".html", ".htm"):
+            raise InputError(f"--out must end in .html, got {out}")
+        check_output(out, protect=[input, release])
+        table = read_table(input, sep=sep)
+        job = Job(
+            qi=split_list(qi),
+            sensitive=split_list(sensitive),
+            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
+            categorical=split_list(categorical),
+            numeric=split_list(numeric),
+        )
+        schema = build_schema(job, table)
+        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
+        files = read_release(release)
+        page = build_report(table, files.table, schema, files.metadata,
+                            title=f"incrowd report: {release.name}").encode()  # fmt: skip
+        commit([Output(out, lambda fh: fh.write(page), replaceable=lambda _p: False)])
+    out_console.print(f"wrote {escape(str(out))} ({len(page) / 1024:.0f} KiB)")
 
 
 @app.command()

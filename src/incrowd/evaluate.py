@@ -38,7 +38,13 @@ from .privacy import verify
 from .release.centers import COUNT, RADIUS
 from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
-__all__ = ["category_code", "evaluate_release", "parse_range", "published_discernibility"]
+__all__ = [
+    "category_code",
+    "evaluate_release",
+    "ncp_by_attribute",
+    "parse_range",
+    "published_discernibility",
+]
 
 
 def parse_range(text: str) -> tuple[float, float]:
@@ -119,16 +125,23 @@ def published_discernibility(published: pd.DataFrame, schema: Schema, form: str)
 
 
 def _ncp(published: pd.DataFrame, columns: list, n_suppressed: int) -> float:
+    by_attribute = ncp_by_attribute(published, columns, n_suppressed)
+    return float(np.mean(list(by_attribute.values()))) if by_attribute else 0.0
+
+
+def ncp_by_attribute(published: pd.DataFrame, columns: list, n_suppressed: int) -> dict[str, float]:
+    """NCP of each quasi-identifier over the input's records (a suppressed record costs 1)."""
     n_total = len(published) + n_suppressed
-    if n_total == 0 or not columns:
-        return 0.0
-    penalty = float(n_suppressed * len(columns))
+    out: dict[str, float] = {}
     for col in columns:
+        if n_total == 0:
+            out[col.name] = 0.0
+            continue
         cells = published[col.name].astype(str).to_numpy()
         uniq, counts = np.unique(cells, return_counts=True)
         cost = np.array([_cell_penalty(col, cell) for cell in uniq])
-        penalty += float(np.dot(cost, counts))
-    return penalty / (n_total * len(columns))
+        out[col.name] = (float(np.dot(cost, counts)) + n_suppressed) / n_total
+    return out
 
 
 def _cell_penalty(col: Any, cell: str) -> float:

@@ -48,9 +48,10 @@ import pandas as pd
 from ._runtime import jit
 from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
 from .data.schema import Schema
+from .data.space import MetricSpace
 from .errors import InputError
 from .evaluate import category_code, parse_range
-from .release.centers import COUNT
+from .release.centers import COUNT, RADIUS
 from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
 __all__ = ["RiskReport", "assess_risk"]
@@ -58,6 +59,8 @@ __all__ = ["RiskReport", "assess_risk"]
 #: Records whose risk exceeds this are "at risk" unless a threshold is given (ARX's default
 #: highest acceptable risk of 20 %).
 DEFAULT_THRESHOLD = 0.2
+#: Distinct original rows compared with every published center at a time.
+LINK_CHUNK = 2048
 #: Largest cells × values table built to bucket classes by one attribute.
 MAX_BUCKET_TABLE = 50_000_000
 
@@ -224,10 +227,7 @@ def assess_risk(
     """Re-identification risk of ``published`` (a release of ``original`` under ``schema``).
 
     ``k`` (default: the release metadata's) is the crowd size the linkage attack checks
-    against. The linkage attack and the journalist and marketer figures need the published
-    cells to be generalizations of the original values: they are computed for generalized
-    releases; for microaggregated and centers releases only the prosecutor figures are
-    (the others are None).
+    against. See the module docstring for how each release form is matched.
     """
     meta = dict(metadata or {})
     if not 0 < threshold <= 1:
@@ -261,16 +261,26 @@ def assess_risk(
         "average": float(risk.mean()) if risk.size else 0.0,
         "records_at_risk": int((risk > threshold).sum()),
     }
-    empty = {"highest": None, "average": None, "records_at_risk": None}
-    if form not in ("generalized", "records") or not len(published):
+    if not len(published):
+        empty = {"highest": None, "average": None, "records_at_risk": None}
         linkage = {"max_reidentification_probability": None, "records_below_k": None,
                    "records_unmatched": None, "average": None}  # fmt: skip
         return RiskReport(form, k, threshold, n_input, n_released, n_classes, prosecutor,
                           dict(empty), None, linkage, np.zeros(0, np.int64), sizes,  # type: ignore[arg-type]
                           np.zeros(0, np.int64))  # fmt: skip
-    columns = encode_qis(original, schema)
-    attrs = [_attribute(c) for c in columns]
-    per_combo, per_class, combo_of = _link(attrs, keys, first_row, sizes)
+    if form in ("generalized", "records"):
+        attrs = [_attribute(c) for c in encode_qis(original, schema)]
+        per_combo, per_class, combo_of = _link(attrs, keys, first_row, sizes)
+    else:
+        norm = int((meta.get("parameters") or {}).get("norm") or 2)
+        radii = (
+            pd.to_numeric(published[RADIUS], errors="coerce").to_numpy()[first_row]
+            if form == "centers" and RADIUS in published.columns
+            else None
+        )
+        per_combo, per_class, combo_of = _link_by_distance(
+            original, schema, keys, first_row, sizes, norm, radii
+        )
     consistent = per_combo[combo_of]
     matched = consistent > 0
     probability = np.where(matched, 1.0 / np.maximum(consistent, 1), 0.0)
@@ -373,3 +383,92 @@ def _admitting_cells(key, n_values, n_cells, kinds, los, his, starts, levels, no
                 out[fill[v]] = c
                 fill[v] += 1
     return start, out
+
+
+def _distances(
+    geometry: Any, rows: np.ndarray, center_num: np.ndarray, center_codes: np.ndarray
+) -> np.ndarray:
+    """Rows × centers distances in the geometry (a center code −1: any value, costing the
+    record's own entry), as :func:`~incrowd.costs.radius.distance_to_center` measures one,
+    for many centers at once: the code columns that agree are found by a sparse product."""
+    from scipy import sparse
+
+    l1 = geometry.norm == 1
+    num = np.abs(geometry.numeric[rows][:, None, :] - center_num[None, :, :])
+    total = num.sum(axis=2) if l1 else (num**2).sum(axis=2)
+    if geometry.codes.shape[1]:
+        own = geometry.entries[geometry.codes[rows] + geometry.offsets[:-1]]
+        safe = np.maximum(center_codes, 0)
+        other = np.where(center_codes < 0, 0.0, geometry.entries[safe + geometry.offsets[:-1]])
+        power = 1 if l1 else 2
+        total += (own**power).sum(axis=1)[:, None] + (other**power).sum(axis=1)[None, :]
+        width = int(geometry.offsets[-1])
+        cols = geometry.codes[rows] + geometry.offsets[:-1]
+        x = sparse.csr_matrix(
+            (own.ravel() ** power, (np.repeat(np.arange(rows.size), cols.shape[1]), cols.ravel())),
+            shape=(rows.size, width),
+        )
+        valid = center_codes >= 0
+        c_rows, c_cols = np.nonzero(valid)
+        c = sparse.csr_matrix(
+            (np.ones(c_rows.size), ((safe + geometry.offsets[:-1])[valid], c_rows)),
+            shape=(width, center_codes.shape[0]),
+        )
+        total -= 2.0 * (x @ c).toarray()  # agreeing codes cost nothing
+    return total if l1 else np.sqrt(np.maximum(total, 0.0))
+
+
+def _link_by_distance(
+    original: pd.DataFrame,
+    schema: Schema,
+    keys: pd.DataFrame,
+    first_row: np.ndarray,
+    sizes: np.ndarray,
+    norm: int,
+    radii: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Linkage for releases of crowd centers: a record is consistent with the classes whose
+    center lies within the published radius of it (centers releases), or else with the
+    nearest classes (microaggregated releases, ties included)."""
+    space = MetricSpace.from_table(original, schema, norm=norm)  # type: ignore[arg-type]
+    geometry = space.geometry
+    n_classes = first_row.size
+    center_num = np.zeros((n_classes, geometry.numeric.shape[1]))
+    center_codes = np.full((n_classes, geometry.codes.shape[1]), -1, dtype=np.intp)
+    by_name = {c.name: c for c in space.columns}
+    for block in space.blocks:
+        cells = keys[block.name].to_numpy()[first_row].astype(str)
+        column = by_name[block.name]
+        if block.numeric is not None:
+            values = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
+            if np.isnan(values).any():
+                bad = cells[np.isnan(values)][0]
+                msg = f"published value {bad!r} of {block.name!r} is not a number"
+                raise InputError(msg)
+            center_num[:, block.numeric] = (values - block.offset) / block.scale
+        elif isinstance(column, CategoricalColumn):
+            center_codes[:, block.codes[0]] = [
+                -1 if (code := category_code(column, c)) is None else code for c in cells
+            ]
+        else:
+            hierarchy = column.hierarchy
+            for g, cell in enumerate(cells):
+                node = hierarchy.level_of_label(cell)
+                if node is None:
+                    continue  # "*" or unknown: any value
+                level, code = node
+                leaf = int(np.flatnonzero(hierarchy.codes[:, level] == code)[0])
+                for t, j in enumerate(range(*block.codes)):
+                    if t >= level:
+                        center_codes[g, j] = hierarchy.codes[leaf, t]
+    first, combo_of, combo_counts, _ = space.index().distinct_rows
+    per_combo = np.zeros(first.size, dtype=np.int64)
+    per_class = np.zeros(n_classes, dtype=np.int64)
+    for lo in range(0, first.size, LINK_CHUNK):
+        rows = first[lo : lo + LINK_CHUNK]
+        d = _distances(geometry, rows, center_num, center_codes)
+        limit = radii[None, :] if radii is not None else d.min(axis=1, keepdims=True)
+        within = d <= limit * (1 + 1e-9) + 1e-12
+        per_combo[lo : lo + rows.size] = within @ sizes
+        per_class += combo_counts[lo : lo + rows.size] @ within
+    return per_combo, per_class, combo_of

@@ -24,7 +24,14 @@ from ..data.space import MetricSpace
 from .base import Cost
 from .kernels import recenter, subset_radius
 
-__all__ = ["MaxRadius", "best_centers", "member_radius", "radii_from", "CANDIDATES"]
+__all__ = [
+    "MaxRadius",
+    "best_centers",
+    "distance_to_center",
+    "member_radius",
+    "radii_from",
+    "CANDIDATES",
+]
 
 #: Members tried as the center of a large crowd (those nearest its centroid: the 1-center of
 #: a crowd lies near it); small crowds try every member.
@@ -125,11 +132,11 @@ def _near_centroid(geometry: Geometry, members: np.ndarray, count: int) -> np.nd
         [np.bincount(geometry.codes[members, j]).argmax() for j in range(geometry.codes.shape[1])],
         dtype=np.intp,
     )
-    d = _to_center(geometry, members, center_num, center_codes)
+    d = distance_to_center(geometry, members, center_num, center_codes)
     return members[np.argsort(d, kind="stable")[:count]]
 
 
-def _to_center(
+def distance_to_center(
     geometry: Geometry, rows: np.ndarray, center_num: np.ndarray, center_codes: np.ndarray
 ) -> np.ndarray:
     """Distances of ``rows`` to one coded center (per-row centers when 2-d)."""
@@ -155,5 +162,5 @@ def radii_from(
     if order.size == 0:
         return np.zeros(0)
     crowd = np.asarray(labels)[order]
-    d = _to_center(geometry, order, center_num[crowd], center_codes[crowd])
+    d = distance_to_center(geometry, order, center_num[crowd], center_codes[crowd])
     return np.maximum.reduceat(d, starts[:-1])
