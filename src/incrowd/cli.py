@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -63,8 +63,8 @@ def anonymize(
         ListOpt,
         typer.Option(help="COLUMN=FILE (ARX CSV), COLUMN=prefix or COLUMN=intervals:5,10,20."),
     ] = None,
-    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
-    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    categorical: LabelsOpt = None,
+    numeric: NumbersOpt = None,
     method: Annotated[
         str | None,
         typer.Option(
@@ -293,35 +293,62 @@ def verify(
     raise typer.Exit(1)
 
 
-@app.command()
-def evaluate(
-    input: Annotated[Path, typer.Argument(help="The original table.")],
-    release: Annotated[Path, typer.Argument(help="A written release of it.")],
-    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
-    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
-    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
-    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
-    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
-    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
-) -> None:
-    """Print the information loss of RELEASE relative to INPUT."""
+OriginalArg = Annotated[Path, typer.Argument(help="The original table.")]
+ReleaseArg = Annotated[Path, typer.Argument(help="A written release of it.")]
+HierarchyOpt = Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")]
+LabelsOpt = Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")]
+NumbersOpt = Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")]
+MissingOpt = Annotated[str, typer.Option(help="error | drop | category.")]
+
+
+def _original_and_release(
+    input: Path,
+    release: Path,
+    qi: list[str],
+    hierarchy: ListOpt,
+    categorical: ListOpt,
+    numeric: ListOpt,
+    sensitive: ListOpt,
+    sep: str | None,
+    missing: str,
+) -> tuple[Any, Any, Any]:
+    """The original table (missing values handled), its schema, and the written release."""
     from .data.columns import handle_missing
     from .data.io import read_table
-    from .evaluate import evaluate_release
     from .job import build_schema, split_list
     from .release import read_release
 
+    table = read_table(input, sep=sep)
+    job = Job(
+        qi=split_list(qi),
+        sensitive=split_list(sensitive),
+        hierarchy=parse_pairs(hierarchy, "--hierarchy"),
+        categorical=split_list(categorical),
+        numeric=split_list(numeric),
+    )
+    schema = build_schema(job, table)
+    table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
+    return table, schema, read_release(release)
+
+
+@app.command()
+def evaluate(
+    input: OriginalArg,
+    release: ReleaseArg,
+    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    hierarchy: HierarchyOpt = None,
+    categorical: LabelsOpt = None,
+    numeric: NumbersOpt = None,
+    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    missing: MissingOpt = "error",
+) -> None:
+    """Print the information loss of RELEASE relative to INPUT."""
+    from .evaluate import evaluate_release
+
     with errors():
-        table = read_table(input, sep=sep)
-        job = Job(
-            qi=split_list(qi),
-            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
-            categorical=split_list(categorical),
-            numeric=split_list(numeric),
+        table, schema, files = _original_and_release(
+            input, release, qi, hierarchy, categorical, numeric, None, sep, missing
         )
-        schema = build_schema(job, table)
-        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
-        files = read_release(release)
         meta = files.metadata
         figures = evaluate_release(table, files.table, schema, meta)
     grid = Table(title=f"information loss of {escape(str(release))}", show_header=True)
@@ -342,41 +369,30 @@ def evaluate(
 
 @app.command()
 def risk(
-    input: Annotated[Path, typer.Argument(help="The original table.")],
-    release: Annotated[Path, typer.Argument(help="A written release of it.")],
+    input: OriginalArg,
+    release: ReleaseArg,
     qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
-    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
-    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
-    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    hierarchy: HierarchyOpt = None,
+    categorical: LabelsOpt = None,
+    numeric: NumbersOpt = None,
     k: Annotated[
         int | None, typer.Option("--k", help="Crowd size to check.", show_default="the release's")
     ] = None,
     threshold: Annotated[float, typer.Option(help="Risk above which a record is at risk.")] = 0.2,
     sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
-    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
+    missing: MissingOpt = "error",
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Re-identification risk of RELEASE: prosecutor, journalist, marketer, and a linkage
     attack with every original record's quasi-identifiers."""
     import json
 
-    from .data.columns import handle_missing
-    from .data.io import read_table
-    from .job import build_schema, split_list
-    from .release import read_release
     from .risk import assess_risk
 
     with errors():
-        table = read_table(input, sep=sep)
-        job = Job(
-            qi=split_list(qi),
-            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
-            categorical=split_list(categorical),
-            numeric=split_list(numeric),
+        table, schema, files = _original_and_release(
+            input, release, qi, hierarchy, categorical, numeric, None, sep, missing
         )
-        schema = build_schema(job, table)
-        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
-        files = read_release(release)
         report = assess_risk(table, files.table, schema, k=k, metadata=files.metadata,
                              threshold=threshold)  # fmt: skip
     figures = report.to_dict()
@@ -407,43 +423,31 @@ def risk(
 
 @app.command()
 def report(
-    input: Annotated[Path, typer.Argument(help="The original table.")],
-    release: Annotated[Path, typer.Argument(help="A written release of it.")],
+    input: OriginalArg,
+    release: ReleaseArg,
     qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write (new).")],
-    hierarchy: Annotated[ListOpt, typer.Option(help="COLUMN=FILE|prefix|intervals:...")] = None,
-    categorical: Annotated[ListOpt, typer.Option(help="Treat these QIs as labels.")] = None,
-    numeric: Annotated[ListOpt, typer.Option(help="Treat these QIs as numbers.")] = None,
+    hierarchy: HierarchyOpt = None,
+    categorical: LabelsOpt = None,
+    numeric: NumbersOpt = None,
     sensitive: Annotated[
         ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
     ] = None,
     sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
-    missing: Annotated[str, typer.Option(help="error | drop | category.")] = "error",
+    missing: MissingOpt = "error",
 ) -> None:
     """Write one self-contained HTML page on RELEASE: guarantee, loss, risk, diversity."""
-    from .data.columns import handle_missing
     from .data.commit import Output, commit
-    from .data.io import read_table
     from .hierarchies import check_output
-    from .job import build_schema, split_list
-    from .release import read_release
     from .report import build_report
 
     with errors():
         if out.suffix.lower() not in (".html", ".htm"):
             raise InputError(f"--out must end in .html, got {out}")
         check_output(out, protect=[input, release])
-        table = read_table(input, sep=sep)
-        job = Job(
-            qi=split_list(qi),
-            sensitive=split_list(sensitive),
-            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
-            categorical=split_list(categorical),
-            numeric=split_list(numeric),
+        table, schema, files = _original_and_release(
+            input, release, qi, hierarchy, categorical, numeric, sensitive, sep, missing
         )
-        schema = build_schema(job, table)
-        table, _ = handle_missing(table, schema, missing)  # type: ignore[arg-type]
-        files = read_release(release)
         page = build_report(table, files.table, schema, files.metadata,
                             title=f"incrowd report: {release.name}").encode()  # fmt: skip
         commit([Output(out, lambda fh: fh.write(page), replaceable=lambda _p: False)])

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._runtime import jit
 from ..base import Algorithm, Guarantee, Tags
-from ..costs import LargestCrowd, largest_lower_bound
+from ..costs import Classes, LargestCrowd, largest_lower_bound
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
 from ..params import CrowdSize, Interval, OneOf
@@ -64,27 +64,13 @@ Order = Literal["given", "ascending", "descending", "random"]
 
 
 @dataclass(frozen=True)
-class Covering:
+class Covering(Classes):
     """Values grouped into classes: ``labels[i]`` is the class of value ``i``."""
 
     labels: np.ndarray
     loads: np.ndarray
     lower_bound: int
     algorithm: str
-
-    @property
-    def largest(self) -> int:
-        """The largest class (records)."""
-        return int(self.loads.max())
-
-    @property
-    def certified_ratio(self) -> float:
-        """``largest / lower_bound``: the optimum is at least ``largest`` divided by this."""
-        return self.largest / self.lower_bound
-
-    @property
-    def n_classes(self) -> int:
-        return int(self.loads.size)
 
 
 def _items(x: Sequence[int] | np.ndarray, k: int) -> np.ndarray:

@@ -40,7 +40,7 @@ import numpy as np
 
 from .._runtime import jit
 from ..base import Algorithm, Guarantee, Tags
-from ..costs import LargestCrowd, largest_lower_bound
+from ..costs import Classes, LargestCrowd, largest_lower_bound, record_counts
 from ..data.space import MetricSpace
 from ..errors import InputError, ParameterError
 from ..params import CrowdSize
@@ -50,7 +50,7 @@ __all__ = ["KDRectangles", "Rectangles", "kd_rectangles"]
 
 
 @dataclass(frozen=True)
-class Rectangles:
+class Rectangles(Classes):
     """Points grouped into boxes: ``labels[i]`` is the class of point ``i``.
 
     ``lows[c]`` / ``highs[c]`` are the bounding box of class ``c`` (what is published);
@@ -63,15 +63,6 @@ class Rectangles:
     highs: np.ndarray
     lower_bound: int
     bound: int
-
-    @property
-    def largest(self) -> int:
-        return int(self.loads.max())
-
-    @property
-    def certified_ratio(self) -> float:
-        """``largest / lower_bound``: the optimum is at least ``largest`` divided by this."""
-        return self.largest / self.lower_bound
 
 
 @jit()
@@ -153,7 +144,11 @@ def kd_rectangles(points: np.ndarray, weights: np.ndarray | None, k: int) -> Rec
     if not np.all(np.isfinite(pts)):
         msg = "points contain NaN or infinite coordinates"
         raise InputError(msg)
-    w = np.ones(pts.shape[0], np.int64) if weights is None else _counts(weights, pts.shape[0])
+    w = (
+        np.ones(pts.shape[0], np.int64)
+        if weights is None
+        else record_counts(weights, pts.shape[0], "point")
+    )
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k must be a positive integer, got {k!r}"
         raise ParameterError(msg)
@@ -181,20 +176,6 @@ def kd_rectangles(points: np.ndarray, weights: np.ndarray | None, k: int) -> Rec
     used = int((spread > 0).sum())
     bound = int(mass.max()) + 2 * used * (int(k) - 1)
     return Rectangles(labels, loads, lows, highs, bound_of, bound)
-
-
-def _counts(weights: object, n: int) -> np.ndarray:
-    w = np.asarray(weights)
-    if w.shape != (n,):
-        msg = f"need one weight per point ({n}), got shape {w.shape}"
-        raise InputError(msg)
-    if not np.issubdtype(w.dtype, np.number) or not np.all(np.isfinite(w)):
-        msg = "weights must be finite numbers"
-        raise InputError(msg)
-    if np.any(w < 0) or np.any(w != np.round(w)):
-        msg = "weights must be whole numbers of records, none negative"
-        raise InputError(msg)
-    return w.astype(np.int64)
 
 
 class KDRectangles(Algorithm):

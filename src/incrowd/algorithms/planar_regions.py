@@ -47,7 +47,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .._runtime import jit
 from ..base import Algorithm, Guarantee, Tags
-from ..costs import LargestCrowd, largest_lower_bound
+from ..costs import Classes, LargestCrowd, largest_lower_bound, record_counts
 from ..data.columns import CategoricalColumn, NumericColumn
 from ..data.io import read_table
 from ..data.space import MetricSpace
@@ -71,7 +71,7 @@ SWAPS_PER_NODE = 4
 
 
 @dataclass(frozen=True)
-class Regions:
+class Regions(Classes):
     """Places grouped into connected regions: ``labels[i]`` is the region of place ``i``.
 
     ``degree`` is the largest degree ``d`` of the spanning tree used, ``bound`` the proven
@@ -84,15 +84,6 @@ class Regions:
     degree: int
     bound: int
     tree: np.ndarray
-
-    @property
-    def largest(self) -> int:
-        return int(self.loads.max())
-
-    @property
-    def certified_ratio(self) -> float:
-        """``largest / lower_bound``: the optimum is at least ``largest`` divided by this."""
-        return self.largest / self.lower_bound
 
 
 # ----------------------------------------------------------------------------- the graph
@@ -406,7 +397,7 @@ def planar_regions(
     if n == 0:
         msg = "there are no places"
         raise InputError(msg)
-    w = np.ones(n, np.int64) if weights is None else _whole(weights, n)
+    w = np.ones(n, np.int64) if weights is None else record_counts(weights, n, "place")
     tree, degree = spanning_tree(n, edges)
     n_parts, part = connected_components(
         sparse.coo_matrix((np.ones(len(tree)), (tree[:, 0], tree[:, 1])), shape=(n, n)),
@@ -429,20 +420,6 @@ def planar_regions(
     lower = max(largest_lower_bound(w[(part == p) & (w > 0)], int(k)) for p in range(n_parts))
     bound = max(int(k), int(w.max())) + degree * (int(k) - 1)
     return Regions(labels, loads, lower, degree, bound, tree)
-
-
-def _whole(weights: object, n: int) -> np.ndarray:
-    w = np.asarray(weights)
-    if w.shape != (n,):
-        msg = f"need one weight per place ({n}), got shape {w.shape}"
-        raise InputError(msg)
-    if not np.issubdtype(w.dtype, np.number) or not np.all(np.isfinite(w)):
-        msg = "weights must be finite numbers"
-        raise InputError(msg)
-    if np.any(w < 0) or np.any(w != np.round(w)):
-        msg = "weights must be whole numbers of records, none negative"
-        raise InputError(msg)
-    return w.astype(np.int64)
 
 
 # ----------------------------------------------------------------------------- the method

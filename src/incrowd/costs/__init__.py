@@ -18,12 +18,13 @@ from __future__ import annotations
 from .base import Cost
 from .cellular import CellularCost, SetupCost
 from .generalization import GeneralizationCost, GeneralizeForm, LevelLoss
-from .largest import LargestCrowd, largest_lower_bound
+from .largest import Classes, LargestCrowd, largest_lower_bound, record_counts
 from .radius import MaxRadius, best_centers, radii_from
 from .sse import SSE, l_sse
 
 __all__ = [
     "CellularCost",
+    "Classes",
     "Cost",
     "GeneralizationCost",
     "GeneralizeForm",
@@ -36,4 +37,5 @@ __all__ = [
     "l_sse",
     "largest_lower_bound",
     "radii_from",
+    "record_counts",
 ]

@@ -21,13 +21,50 @@ from typing import ClassVar
 import numpy as np
 
 from ..data.space import MetricSpace
-from ..errors import InfeasibleError
+from ..errors import InfeasibleError, InputError
 from .base import Cost
 
-__all__ = ["LargestCrowd", "largest_lower_bound"]
+__all__ = ["Classes", "LargestCrowd", "largest_lower_bound", "record_counts"]
 
 #: ``admissible(members) -> bool``: whether the records ``members`` may form one class.
 Admissible = Callable[[np.ndarray], bool]
+
+
+class Classes:
+    """What every single-attribute result offers: its classes' ``loads`` (records) and a
+    proven ``lower_bound`` on the largest class of any solution (fields of the subclass)."""
+
+    loads: np.ndarray
+    lower_bound: int
+
+    @property
+    def largest(self) -> int:
+        """The largest class (records)."""
+        return int(self.loads.max())
+
+    @property
+    def certified_ratio(self) -> float:
+        """``largest / lower_bound``: the optimum is at least ``largest`` divided by this."""
+        return self.largest / self.lower_bound
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.loads.size)
+
+
+def record_counts(weights: object, n: int, what: str = "item") -> np.ndarray:
+    """``weights`` as whole non-negative numbers of records, one per ``what`` (``n``)."""
+    w = np.asarray(weights)
+    if w.shape != (n,):
+        msg = f"need one weight per {what} ({n}), got shape {w.shape}"
+        raise InputError(msg)
+    if not np.issubdtype(w.dtype, np.number) or not np.all(np.isfinite(w)):
+        msg = "weights must be finite numbers"
+        raise InputError(msg)
+    if np.any(w < 0) or np.any(w != np.round(w)):
+        msg = "weights must be whole numbers of records, none negative"
+        raise InputError(msg)
+    return w.astype(np.int64)
 
 
 def largest_lower_bound(weights: np.ndarray, k: int) -> int:
