@@ -17,16 +17,19 @@ the whole table (the same definitions as the pycanon library):
 
 :func:`class_measures` computes them per class (verification and evaluation read them from
 the published table). :func:`enforce` makes a partition satisfy them: a class that breaks
-the requirement is merged with the neighbouring class whose merge adds least to the method's
-objective (preferring merges that satisfy it), until every class holds. Merging keeps every
-class ≥ k, so the release stays k-anonymous; its cost is at least the k-optimum's, and the
-method's lower bound on the k-optimum is also one on the (k, l)-optimum: the certified ratio
-``cost / lower bound`` remains a proven upper bound, while the method's a-priori
-approximation ratio no longer applies.
+the requirement takes a record from, swaps one with, or merges with a neighbouring class,
+whichever adds least to the method's objective (repairs that satisfy it first, the cheapest
+repair of all classes first), until every class holds; with the generalization cost and
+distinct l, records then move while that lowers the cost and keeps every class l-diverse.
+Every class keeps ≥ k records, so the release stays k-anonymous; its cost is at least the
+k-optimum's, and the method's lower bound on the k-optimum is also one on the
+(k, l)-optimum: the certified ratio ``cost / lower bound`` remains a proven upper bound,
+while the method's a-priori approximation ratio no longer applies.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -34,7 +37,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .costs import Cost
+from .algorithms.forest import MAX_ROUNDS, improve_labels
+from .costs import Cost, GeneralizationCost
 from .errors import InfeasibleError, ParameterError
 
 __all__ = [
@@ -235,11 +239,9 @@ def enforce(
 
     price = {c: cost.merge_price(m) for c, m in members.items()}
     repairs = 0
-    pending = [c for c in range(n_classes) if not good(row_of(c))]
-    while pending:
-        c = pending.pop()
-        if c not in members or good(row_of(c)):
-            continue
+
+    def choose(c: int) -> tuple[tuple[bool, float], str, int, int, int]:
+        """The cheapest repair of class ``c``."""
         mine = members[c]
         near = labels[neighbours[mine].ravel()]
         others = [d for d in dict.fromkeys(near.tolist()) if d != c and d >= 0]
@@ -294,6 +296,11 @@ def enforce(
             if best is None or key < best[0]:
                 best = (key, "merge", -1, d, -1)
         assert best is not None
+        return best
+
+    def apply(c: int, best: tuple[tuple[bool, float], str, int, int, int]) -> int:
+        """Carry out a repair; returns the class it leaves to check."""
+        mine = members[c]
         _, action, x, d, y = best
         if action == "move":
             labels[x] = c
@@ -319,10 +326,40 @@ def enforce(
                 t[d] += t[c]
             price[d] = cost.merge_price(members[d])
             target = d
+        return target
+
+    # the cheapest repair first (lazily: a class's best repair is priced again when it
+    # reaches the top, as its neighbours may have changed)
+    heap = []
+    for c in range(n_classes):
+        if not good(row_of(c)):
+            key = choose(c)[0]
+            heap.append((key[0], key[1], c))
+    heapq.heapify(heap)
+    while heap:
+        _, _, c = heapq.heappop(heap)
+        if c not in members or good(row_of(c)):
+            continue
+        best = choose(c)
+        key = best[0]
+        if heap and (key[0], key[1]) > heap[0][:2]:
+            heapq.heappush(heap, (key[0], key[1], c))
+            continue
+        target = apply(c, best)
         repairs += 1
         if not good(row_of(target)):
-            pending.append(target)
+            key = choose(target)[0]
+            heapq.heappush(heap, (key[0], key[1], target))
     _, labels[kept] = np.unique(labels[kept], return_inverse=True)
+    if (
+        isinstance(cost, GeneralizationCost)
+        and len(sensitive) == 1
+        and spec.t is None
+        and spec.l_kind == "distinct"
+        and spec.l is not None
+    ):  # then records move while that lowers the cost and keeps every crowd l-diverse
+        improve_labels(labels, neighbours, k, True, False, cost.row_cost, MAX_ROUNDS,
+                       cost.kernel_args(), sensitive[0][0], int(spec.l))  # fmt: skip
     return labels, repairs
 
 

@@ -91,11 +91,13 @@ def _delete_and_merge(
     return True
 
 
-def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm):
+def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell):
     """Improve ``labels`` in place (``cm``: the arrays of
     :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number of moves and
     deletions made. ``ALLOW_DELETE`` is a compile-time constant of each compiled variant, so
-    the variant without deletion never compiles the deletion code."""
+    the variant without deletion never compiles the deletion code. With ``ell`` ≥ 2, a
+    record leaves its crowd only when the crowd keeps ``ell`` distinct ``sens`` codes
+    (distinct l-diversity is kept: the crowd it joins only gains)."""
     allow_delete = ALLOW_DELETE
     codes, ancestors = cm[2], cm[3]
     n = labels.size
@@ -131,6 +133,15 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm):
     seen = np.empty(nbr.shape[1] * max(k, 1), dtype=np.intp)
     for i in range(seen.size):
         seen[i] = -1
+    n_values = sens.max() + 1 if ell > 1 and sens.size else 1
+    held = np.zeros((m if ell > 1 else 1, n_values), dtype=np.intp)
+    distinct = np.zeros(m if ell > 1 else 1, dtype=np.intp)
+    if ell > 1:
+        for i in range(n):
+            if labels[i] >= 0:
+                held[labels[i], sens[i]] += 1
+                if held[labels[i], sens[i]] == 1:
+                    distinct[labels[i]] += 1
     changes = 0
     for _ in range(max_rounds):
         changed = 0
@@ -148,6 +159,8 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm):
                 continue
             if size[a] < k:
                 continue
+            if ell > 1 and held[a, sens[x]] == 1 and distinct[a] <= ell:
+                continue  # its crowd would lose a sensitive value it needs
             cnt = _gather(head, nxt, a, x, -1, buf)
             without = cnt * record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
@@ -187,6 +200,14 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm):
             size[a] -= 1
             cost[a] = without
             prv[x] = -1
+            if ell > 1:
+                held[a, sens[x]] -= 1
+                if held[a, sens[x]] == 0:
+                    distinct[a] -= 1
+                if best >= 0:
+                    held[best, sens[x]] += 1
+                    if held[best, sens[x]] == 1:
+                        distinct[best] += 1
             if best == -1:
                 nxt[x] = -1
                 labels[x] = -1
@@ -211,7 +232,14 @@ _KERNELS = {
 }
 
 
-def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm):  # noqa: ANN001, ANN201
+def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm,  # noqa: ANN001, ANN201
+                   sens=None, ell=0):  # fmt: skip
     """Improve ``labels`` in place: moves (``allow_move``) and, with ``allow_delete``,
-    deletions; returns the number of changes. See :func:`_improve`."""
-    return _KERNELS[bool(allow_delete)](labels, nbr, k, allow_move, row_cost, max_rounds, cm)
+    deletions; returns the number of changes. With ``ell`` ≥ 2 every crowd keeps ``ell``
+    distinct ``sens`` codes. See :func:`_improve`."""
+    if ell > 1 and allow_delete:
+        msg = "moves that keep l-diversity do not delete records"
+        raise ValueError(msg)
+    codes = np.zeros(1, dtype=np.intp) if sens is None else np.asarray(sens, dtype=np.intp)
+    return _KERNELS[bool(allow_delete)](labels, nbr, k, allow_move, row_cost, max_rounds, cm,
+                                        codes, int(ell))  # fmt: skip

@@ -26,7 +26,7 @@ from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 
-__all__ = ["ForestKAnonymity", "MuApprox"]
+__all__ = ["ForestKAnonymity", "MuApprox", "improve_labels"]
 
 #: Neighbours each record may move towards in the improvement pass (at least k − 1).
 MOVE_CANDIDATES = 8
