@@ -144,3 +144,11 @@ def test_center_releases_are_linked_by_distance(release):
     assert report.linkage["records_unmatched"] == 0  # everyone is near (within) a center
     assert report.linkage["max_reidentification_probability"] <= 1 / 6 + 1e-12
     assert report.journalist["highest"] <= 1 / 6 + 1e-12
+
+
+def test_a_release_read_without_its_hierarchy_is_a_clear_error():
+    table = pd.DataFrame({"city": ["a", "b", "c", "d"], "x": range(4)})
+    schema = Schema({"city": Categorical()}, sensitive=["x"])  # the hierarchy is not given
+    published = pd.DataFrame({"city": ["ab", "ab", "cd", "cd"], "x": range(4)})
+    with pytest.raises(InputError, match="give the hierarchy"):
+        assess_risk(table, published, schema)

@@ -190,8 +190,14 @@ def _read_cell(attr: _Attribute, cell: str) -> tuple[int, float, float, list[tup
     for member in members:
         if isinstance(column, CategoricalColumn):
             code = category_code(column, member)
-            if code is not None:  # a value the original does not hold admits no record
-                found.append((0, code))
+            if code is None:
+                msg = (
+                    f"published value {member!r} of {attr.name!r} is neither a value of the "
+                    "original nor *; if it is a hierarchy label, give the hierarchy "
+                    "(--hierarchy) the release was made with"
+                )
+                raise InputError(msg)
+            found.append((0, code))
             continue
         node = column.hierarchy.level_of_label(member)
         if node is None:
@@ -447,15 +453,26 @@ def _link_by_distance(
                 raise InputError(msg)
             center_num[:, block.numeric] = (values - block.offset) / block.scale
         elif isinstance(column, CategoricalColumn):
-            center_codes[:, block.codes[0]] = [
-                -1 if (code := category_code(column, c)) is None else code for c in cells
-            ]
+            for g, cell in enumerate(cells):
+                code = category_code(column, cell)
+                if code is None and cell != SUPPRESSED_VALUE:
+                    msg = (
+                        f"published value {cell!r} of {block.name!r} is not a value of the original"
+                    )
+                    raise InputError(msg)
+                center_codes[g, block.codes[0]] = -1 if code is None else code
         else:
             hierarchy = column.hierarchy
             for g, cell in enumerate(cells):
                 node = hierarchy.level_of_label(cell)
                 if node is None:
-                    continue  # "*" or unknown: any value
+                    if cell != SUPPRESSED_VALUE:
+                        msg = (
+                            f"published value {cell!r} of {block.name!r} is not a label of its "
+                            "hierarchy; give the hierarchy the release was made with"
+                        )
+                        raise InputError(msg)
+                    continue  # "*": any value
                 level, code = node
                 leaf = int(np.flatnonzero(hierarchy.codes[:, level] == code)[0])
                 for t, j in enumerate(range(*block.codes)):
