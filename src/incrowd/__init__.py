@@ -55,6 +55,7 @@ _SOURCES = {
     "write_table": "data",
     "load_adult": "datasets",
     "make_microdata": "datasets",
+    "make_census": "datasets",
     "HierarchyError": "errors",
     "IncrowdError": "errors",
     "InfeasibleError": "errors",
@@ -119,6 +120,7 @@ __all__ = [
     "assess_risk",
     "check_k_anonymity",
     "load_adult",
+    "make_census",
     "make_microdata",
     "read_release",
     "read_table",
@@ -177,7 +179,7 @@ if TYPE_CHECKING:  # pragma: no cover
         read_table,
         write_table,
     )
-    from .datasets import load_adult, make_microdata
+    from .datasets import load_adult, make_census, make_microdata
     from .diversity import Diversity
     from .errors import (
         HierarchyError,

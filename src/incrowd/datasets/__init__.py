@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..data.hierarchy import Hierarchy
 from ..data.io import read_table
-from ..data.schema import Hierarchical, Numeric, Schema
+from ..data.schema import Categorical, Hierarchical, Numeric, Schema
 
 __all__ = [
     "ADULT_QIS",
@@ -22,6 +22,7 @@ __all__ = [
     "adult_hierarchy_path",
     "casc_matrix",
     "load_adult",
+    "make_census",
     "make_microdata",
     "zip_population_path",
     "load_zip_population",
@@ -114,6 +115,48 @@ def make_microdata(
     table = pd.DataFrame(rng.standard_normal((n, p)), columns=[f"x{j}" for j in range(p)])
     schema = Schema({c: Numeric(scale="std") for c in table.columns})
     return table, schema
+
+
+def make_census(
+    n: int = 100_000, *, random_state: int | None = None
+) -> tuple[pd.DataFrame, Schema]:
+    """Census-like microdata of ``n`` people, for tests and benchmarks at any scale.
+
+    Each person is an Adult record drawn at random (age moved by up to ±2 years, within
+    17–90), living in a zip code drawn by its population (the bundled ACS 2022 table, with
+    its ``state``), with an ``income`` drawn around the record's salary class (log-normal,
+    under 50,000 for ``<=50K``, above for ``>50K``, in steps of 100). Text columns are
+    pandas categoricals, so 10 million rows take about 0.25 GB.
+
+    The schema: ``age`` numeric; ``sex``, ``race``, ``marital-status``, ``education``,
+    ``native-country``, ``workclass``, ``occupation`` with ARX's Adult hierarchies; ``zip``
+    categorical; ``income`` sensitive; ``state`` is not in the schema (not published; a
+    blocking attribute).
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        msg = f"n must be a positive integer, got {n!r}"
+        raise ValueError(msg)
+    rng = np.random.default_rng(random_state)
+    adult, adult_schema = load_adult()
+    pick = rng.integers(0, len(adult), n)
+    table = pd.DataFrame(index=pd.RangeIndex(n))
+    ages = pd.to_numeric(adult["age"]).to_numpy(dtype=np.int16)
+    table["age"] = np.clip(ages[pick] + rng.integers(-2, 3, n), 17, 90).astype(np.int16)
+    for name in ADULT_QIS[1:]:
+        codes, values = pd.factorize(adult[name])
+        table[name] = pd.Categorical.from_codes(codes[pick], values)
+    zips = load_zip_population()
+    people = zips["population"].to_numpy(dtype=np.float64)
+    where = rng.choice(len(zips), size=n, p=people / people.sum())
+    for name in ("zip", "state"):
+        codes, values = pd.factorize(zips[name])
+        table[name] = pd.Categorical.from_codes(codes[where], values)
+    rich = (adult["salary-class"].to_numpy() == ">50K")[pick]
+    low = np.minimum(rng.lognormal(np.log(28_000), 0.45, n), 49_900)
+    high = 50_000 + rng.lognormal(np.log(30_000), 0.8, n)
+    table["income"] = (np.round(np.where(rich, high, low), -2)).astype(np.int64)
+    qis = dict(adult_schema.quasi_identifiers) | {"zip": Categorical()}
+    return table, Schema(qis, sensitive=["income"])
 
 
 def casc_matrix(folder: str | Path, name: str, rows: int | None = None) -> np.ndarray:
