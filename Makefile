@@ -14,7 +14,7 @@ HIER   := $(foreach a,sex race marital-status education native-country workclass
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,report]'
+	$(BIN)/python -m pip install --quiet -e '.[test,report,dask]'
 	$(BIN)/incrowd precompile
 	touch $(STAMP)
 

@@ -25,7 +25,7 @@ LAYERS = {
     "base": 3, "algorithms": 3,
     "release": 4,
     "privacy": 5, "metrics": 5, "evaluate": 5, "risk": 5, "diversity": 5,
-    "pipeline": 6, "hierarchies": 6, "job": 6, "testing": 6, "precompile": 6,
+    "pipeline": 6, "distributed": 6, "hierarchies": 6, "job": 6, "testing": 6, "precompile": 6,
     "cli": 7, "report": 7, "_cli_output": 7, "__main__": 7, "__init__": 7,
 }  # fmt: skip
 

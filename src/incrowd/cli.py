@@ -142,6 +142,15 @@ def anonymize(
         str | None,
         typer.Option(help="equal | ordered | auto (ordered for numbers).", show_default="auto"),
     ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Blockwise on Dask: local | tcp://HOST:PORT | sync (one process)."),
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
+    block_size: Annotated[
+        int | None, typer.Option(help="Largest block (records), by median cuts on the QIs.")
+    ] = None,
+    block_by: Annotated[ListOpt, typer.Option(help="Block by these columns' values.")] = None,
     config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
@@ -168,6 +177,10 @@ def anonymize(
             c=c,
             t=t,
             t_kind=t_kind,
+            scheduler=scheduler,
+            workers=workers,
+            block_size=block_size,
+            block_by=split_list(block_by),
             weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
             seed=seed,
             sep=sep,
@@ -203,21 +216,29 @@ def anonymize(
         with progress(not quiet and err_console.is_terminal) as stage:
             table = read_table(job.input, sep=job.sep, na_values=job.na_values)
             schema = build_schema(job, table)
-            result = run(
-                table,
-                schema,
-                job.k,
-                method=job.method,
-                release=job.release,
-                params=job.params,
-                seed=job.seed,
-                missing=job.missing,
-                center=job.center,
-                norm=job.norm,
-                generalize=job.generalize,
-                diversity=job.diversity,
-                on_stage=stage,
-            )
+            options = {
+                "method": job.method,
+                "release": job.release,
+                "params": job.params,
+                "seed": job.seed,
+                "missing": job.missing,
+                "center": job.center,
+                "norm": job.norm,
+                "generalize": job.generalize,
+                "diversity": job.diversity,
+            }
+            if job.blocked:
+                from .distributed import anonymize_blocks
+
+                stage("anonymizing blocks")
+                result = anonymize_blocks(
+                    table, schema, job.k, block_size=job.block_size or 100_000,
+                    by=job.block_by, scheduler=job.scheduler or "local", workers=job.workers,
+                    on_block=lambda done, total: stage(f"block {done} of {total} done"),
+                    **options,
+                )  # fmt: skip
+            else:
+                result = run(table, schema, job.k, on_stage=stage, **options)
             stage("writing the release")
             result.write(job.out, formulas=job.csv_formulas, protect=inputs)  # type: ignore[arg-type]
         meta = result.metadata
@@ -236,9 +257,14 @@ def anonymize(
         )
         ratio = meta["certified_ratio"]
         certified = f"; certified ratio {ratio:.3f}" if ratio is not None else ""
+        if meta.get("blocked_certified_ratio") is not None:
+            certified += f"; blocked certified ratio {meta['blocked_certified_ratio']:.3f}"
+        l_sse = "—" if loss["l_sse"] is None else f"{loss['l_sse']:.3f} %"
+        blocks = meta.get("blocking", {}).get("n_blocks")
         out_console.print(
-            f"loss: NCP {loss['ncp']:.4f}, L_SSE {loss['l_sse']:.3f} %, "
+            f"loss: NCP {loss['ncp']:.4f}, L_SSE {l_sse}, "
             f"discernibility {loss['discernibility']:.4g}{certified}; {meta['seconds']:.2f} s"
+            + (f" ({blocks} blocks)" if blocks else "")
         )
         if meta["withheld_columns"]:
             out_console.print(f"not published: {escape(', '.join(meta['withheld_columns']))}")

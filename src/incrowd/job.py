@@ -76,6 +76,10 @@ class Job:
     c: float = 1.0
     t: float | None = None
     t_kind: str = "auto"
+    scheduler: str | None = None
+    workers: int | None = None
+    block_size: int | None = None
+    block_by: tuple[str, ...] = ()
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
@@ -148,6 +152,11 @@ class Job:
         return Diversity(l=self.l, l_kind=self.l_kind, c=self.c, t=self.t,  # type: ignore[arg-type]
                          t_kind=self.t_kind)  # type: ignore[arg-type]  # fmt: skip
 
+    @property
+    def blocked(self) -> bool:
+        """Whether the run is blockwise (any of the blocking settings given)."""
+        return bool(self.scheduler or self.block_size or self.block_by or self.workers)
+
     def merged(self, **overrides: Any) -> Job:
         """This job with the given settings replaced, where they are not None / empty."""
         given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
@@ -160,12 +169,14 @@ class Job:
 
 
 #: Settings that hold lists of column names or tokens.
-_LISTS = ("qi", "sensitive", "identifier", "insensitive", "categorical", "numeric", "na_values")
+_LISTS = ("qi", "sensitive", "identifier", "insensitive", "categorical", "numeric", "na_values",
+          "block_by")  # fmt: skip
 #: The type of every scalar setting.
 _KINDS: dict[str, type] = {
     "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
     "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
     "l": float, "l_kind": str, "c": float, "t": float, "t_kind": str,
+    "scheduler": str, "workers": int, "block_size": int,
 }  # fmt: skip
 
 
