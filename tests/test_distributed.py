@@ -53,8 +53,8 @@ def test_union_is_k_anonymous_with_a_blocked_certificate(census):
 
 def test_one_block_is_the_single_machine_release(census):
     table, schema = census
-    one = anonymize_blocks(table, schema, 5, block_size=10_000, method="mdav", scheduler="sync",
-                           seed=4)  # fmt: skip
+    one = anonymize_blocks(table, schema, 5, blocks=1, method="mdav", scheduler="local",
+                           workers=1, seed=4)  # fmt: skip
     alone = anonymize(table, schema, 5, method="mdav", seed=4)
     pd.testing.assert_frame_equal(one.table, alone.table)
     assert one.metadata["cost"] == alone.metadata["cost"]
@@ -84,3 +84,9 @@ def test_bad_blocking_is_a_clear_error(census, tmp_path):
             "--block-size", "2000", "--out", str(out), "--quiet"]  # fmt: skip
     assert run(args) == 0
     assert run(["verify", str(out), "--qi", "age,sex,race,zip", "--k", "5"]) == 0
+    one, alone = tmp_path / "one.csv", tmp_path / "alone.csv"
+    base = [a for a in args if a not in ("--scheduler", "sync", "--block-size", "2000")]
+    base = base[: base.index("--out")] + ["--seed", "7", "--quiet"]
+    assert run([*base, "--blocks", "1", "--out", str(one)]) == 0
+    assert run([*base, "--out", str(alone)]) == 0
+    assert one.read_bytes() == alone.read_bytes()  # --blocks 1: byte for byte

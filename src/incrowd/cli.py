@@ -150,6 +150,9 @@ def anonymize(
     block_size: Annotated[
         int | None, typer.Option(help="Largest block (records), by median cuts on the QIs.")
     ] = None,
+    blocks: Annotated[
+        int | None, typer.Option(help="Number of blocks (instead of --block-size).")
+    ] = None,
     block_by: Annotated[ListOpt, typer.Option(help="Block by these columns' values.")] = None,
     config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
@@ -180,6 +183,7 @@ def anonymize(
             scheduler=scheduler,
             workers=workers,
             block_size=block_size,
+            blocks=blocks,
             block_by=split_list(block_by),
             weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
             seed=seed,
@@ -232,7 +236,7 @@ def anonymize(
 
                 stage("anonymizing blocks")
                 result = anonymize_blocks(
-                    table, schema, job.k, block_size=job.block_size or 100_000,
+                    table, schema, job.k, block_size=job.block_size, blocks=job.blocks,
                     by=job.block_by, scheduler=job.scheduler or "local", workers=job.workers,
                     on_block=lambda done, total: stage(f"block {done} of {total} done"),
                     **options,

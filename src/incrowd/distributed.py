@@ -135,7 +135,8 @@ def anonymize_blocks(
     schema: Schema,
     k: int,
     *,
-    block_size: int = 100_000,
+    block_size: int | None = None,
+    blocks: int | None = None,
     by: Sequence[str] = (),
     floor: int | None = None,
     scheduler: str = "local",
@@ -147,7 +148,9 @@ def anonymize_blocks(
     """Anonymize ``table`` block by block (each block by :func:`incrowd.anonymize` with
     ``options``: method, release, params, ...), and publish the union as one release.
 
-    ``floor`` (default ``max(2k, 1000)`` capped by the table) is the smallest block;
+    ``block_size`` (default 100,000) is the largest block, or ``blocks`` the number of
+    blocks wanted (the size is then ``⌈n / blocks⌉``; median cuts give up to the next power
+    of two); ``floor`` (default ``max(2k, 1000)`` capped by the table) is the smallest block;
     ``on_block(done, total)`` is called as blocks finish.
     """
     import secrets
@@ -160,12 +163,19 @@ def anonymize_blocks(
     if floor < k:
         msg = f"the block floor ({floor}) must be at least k ({k})"
         raise ParameterError(msg)
+    if blocks is not None:
+        if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 1:
+            msg = f"blocks must be a positive integer, got {blocks!r}"
+            raise ParameterError(msg)
+        block_size = max(-(-len(frame) // blocks), floor)
+    block_size = 100_000 if block_size is None else int(block_size)
     start = time.perf_counter()
-    blocks = cut_blocks(frame, schema, block_size=int(block_size), by=by, floor=floor)
-    parts = [frame.iloc[b].reset_index(drop=True) for b in blocks]
+    parts_rows = cut_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
+    parts = [frame.iloc[b].reset_index(drop=True) for b in parts_rows]
     tasks = [dict(options, seed=seed + i) for i in range(len(parts))]
     results = _map(parts, schema, k, tasks, scheduler, workers, on_block)
-    return _combine(frame, schema, k, blocks, results, seed, start, by, block_size, scheduler)
+    return _combine(frame, schema, k, parts_rows, results, seed, start, by, block_size,
+                    scheduler)  # fmt: skip
 
 
 def _map(

@@ -79,6 +79,7 @@ class Job:
     scheduler: str | None = None
     workers: int | None = None
     block_size: int | None = None
+    blocks: int | None = None
     block_by: tuple[str, ...] = ()
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
@@ -155,7 +156,9 @@ class Job:
     @property
     def blocked(self) -> bool:
         """Whether the run is blockwise (any of the blocking settings given)."""
-        return bool(self.scheduler or self.block_size or self.block_by or self.workers)
+        return bool(
+            self.scheduler or self.block_size or self.blocks or self.block_by or self.workers
+        )
 
     def merged(self, **overrides: Any) -> Job:
         """This job with the given settings replaced, where they are not None / empty."""
@@ -176,7 +179,7 @@ _KINDS: dict[str, type] = {
     "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
     "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
     "l": float, "l_kind": str, "c": float, "t": float, "t_kind": str,
-    "scheduler": str, "workers": int, "block_size": int,
+    "scheduler": str, "workers": int, "block_size": int, "blocks": int,
 }  # fmt: skip
 
 
