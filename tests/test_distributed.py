@@ -12,7 +12,7 @@ from incrowd import anonymize, verify
 from incrowd.cli import run
 from incrowd.datasets import make_census
 from incrowd.distributed import anonymize_blocks, cut_blocks
-from incrowd.errors import InputError, ParameterError
+from incrowd.errors import InfeasibleError, InputError, ParameterError
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +90,24 @@ def test_bad_blocking_is_a_clear_error(census, tmp_path):
     assert run([*base, "--blocks", "1", "--out", str(one)]) == 0
     assert run([*base, "--out", str(alone)]) == 0
     assert one.read_bytes() == alone.read_bytes()  # --blocks 1: byte for byte
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "local"])
+def test_an_error_in_one_block_names_it_and_writes_nothing(census, tmp_path, scheduler):
+    from incrowd.diversity import Diversity
+
+    table, schema = census
+    table = table.copy()
+    first = cut_blocks(table, schema, block_size=100_000, by=["state"], floor=300)[0]
+    table.loc[first, "income"] = 1  # one block holds a single sensitive value
+    with pytest.raises(InfeasibleError, match=r"block \d+ \(\d+ records\)"):
+        anonymize_blocks(table, schema, 5, by=["state"], floor=300, method="mdav",
+                         scheduler=scheduler, workers=2, diversity=Diversity(l=2))  # fmt: skip
+    source, out = tmp_path / "c.csv", tmp_path / "r.csv"
+    table["income"] = np.where(table["state"] == "CA", table["income"], 1)  # only CA diverse
+    table.to_csv(source, index=False)
+    args = ["anonymize", str(source), "--qi", "age,sex,race,zip", "--categorical", "zip",
+            "--sensitive", "income", "--k", "5", "--method", "mdav", "--scheduler", scheduler,
+            "--block-by", "state", "--l", "2", "--out", str(out), "--quiet"]  # fmt: skip
+    assert run(args) == 2
+    assert not out.exists() and not out.with_suffix(".json").exists()

@@ -31,7 +31,7 @@ import pandas as pd
 from . import __version__
 from .data.io import as_dataframe
 from .data.schema import Schema
-from .errors import InfeasibleError, InputError, ParameterError
+from .errors import IncrowdError, InfeasibleError, InputError, ParameterError
 from .evaluate import published_discernibility
 from .params import check_k, check_seed
 from .partition import Partition
@@ -126,8 +126,14 @@ def cut_blocks(
     return [np.sort(b) for b in blocks]
 
 
-def _run_block(table: pd.DataFrame, schema: Schema, k: int, options: Mapping[str, Any]) -> Release:
-    return anonymize(table, schema, k, **options)
+def _run_block(
+    table: pd.DataFrame, schema: Schema, k: int, options: Mapping[str, Any], index: int
+) -> Release:
+    """One block's release; an error names the block (its number and records)."""
+    try:
+        return anonymize(table, schema, k, **options)
+    except IncrowdError as exc:
+        raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
 
 
 def anonymize_blocks(
@@ -191,7 +197,7 @@ def _map(
     if scheduler == "sync" or len(parts) == 1:
         out = []
         for i, (part, task) in enumerate(zip(parts, tasks, strict=True)):
-            out.append(_run_block(part, schema, k, task))
+            out.append(_run_block(part, schema, k, task, i))
             report(i + 1, len(parts))
         return out
     try:
@@ -211,8 +217,8 @@ def _map(
         msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
         raise ParameterError(msg)
     try:
-        futures = [client.submit(_run_block, part, schema, k, task, pure=False)
-                   for part, task in zip(parts, tasks, strict=True)]  # fmt: skip
+        futures = [client.submit(_run_block, part, schema, k, task, i, pure=False)
+                   for i, (part, task) in enumerate(zip(parts, tasks, strict=True))]  # fmt: skip
         for done, _ in enumerate(as_completed(futures), start=1):
             report(done, len(parts))
         return client.gather(futures)
