@@ -41,6 +41,8 @@ app = typer.Typer(
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
 REQUIRED = "(required unless given in --config)"
+QiOpt = Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")]
+SepOpt = Annotated[str | None, typer.Option(help="Input separator (default: detected).")]
 
 
 @app.command()
@@ -109,7 +111,7 @@ def anonymize(
         int | None,
         typer.Option(help="Seed for the row shuffle (>= 0).", show_default="drawn and recorded"),
     ] = None,
-    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    sep: SepOpt = None,
     na_values: Annotated[ListOpt, typer.Option(help="Extra tokens meaning missing.")] = None,
     missing: Annotated[
         str | None,
@@ -283,7 +285,7 @@ def _files(specs: Iterable[str]) -> list[str]:
 @app.command()
 def verify(
     release: Annotated[Path, typer.Argument(help="A written release (CSV or Parquet).")],
-    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    qi: QiOpt,
     k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
     sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
     sensitive: Annotated[
@@ -365,11 +367,11 @@ def _original_and_release(
 def evaluate(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    qi: QiOpt,
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
     numeric: NumbersOpt = None,
-    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    sep: SepOpt = None,
     missing: MissingOpt = "error",
 ) -> None:
     """Print the information loss of RELEASE relative to INPUT."""
@@ -401,7 +403,7 @@ def evaluate(
 def risk(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    qi: QiOpt,
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
     numeric: NumbersOpt = None,
@@ -409,7 +411,7 @@ def risk(
         int | None, typer.Option("--k", help="Crowd size to check.", show_default="the release's")
     ] = None,
     threshold: Annotated[float, typer.Option(help="Risk above which a record is at risk.")] = 0.2,
-    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    sep: SepOpt = None,
     missing: MissingOpt = "error",
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -455,7 +457,7 @@ def risk(
 def report(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: Annotated[list[str], typer.Option("--qi", help="Quasi-identifier columns.")],
+    qi: QiOpt,
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write (new).")],
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
@@ -463,7 +465,7 @@ def report(
     sensitive: Annotated[
         ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
     ] = None,
-    sep: Annotated[str | None, typer.Option(help="Input separator (default: detected).")] = None,
+    sep: SepOpt = None,
     missing: MissingOpt = "error",
 ) -> None:
     """Write one self-contained HTML page on RELEASE: guarantee, loss, risk, diversity."""
@@ -524,7 +526,6 @@ CountOpt = Annotated[
     str | None,
     typer.Option(help="Column of records per value.", show_default="one record per row"),
 ]
-SepOpt = Annotated[str | None, typer.Option(help="Input separator (default: detected).")]
 
 
 def _k_list(text: str) -> list[int]:

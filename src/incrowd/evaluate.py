@@ -4,7 +4,8 @@ Rows of a release are shuffled and carry no identifiers, so records cannot be ma
 to one; every figure here is computed from the published cells and from the domains of the
 input columns (and the suppressed count in the metadata):
 
-- ``ncp`` (generalized releases): the normalized certainty penalty of every published cell
+- ``ncp`` (generalized releases), and ``ncp (name)`` per quasi-identifier: the normalized
+  certainty penalty of every published cell
   as :mod:`incrowd.data.ncp` defines it (range width over the input's range, ``*`` = 1, a
   label or a value set by the input values it covers), a suppressed record costing 1 per
   cell.
@@ -94,7 +95,9 @@ def evaluate_release(
         "max_radius": None,
     }
     if form in ("generalized", "records"):
-        out["ncp"] = _ncp(published, columns, n_suppressed)
+        by_attribute = ncp_by_attribute(published, columns, n_suppressed)
+        out["ncp"] = float(np.mean(list(by_attribute.values()))) if by_attribute else 0.0
+        out |= {f"ncp ({name})": value for name, value in by_attribute.items()}
     if form in ("microaggregated", "centers"):
         out["sse"], out["l_sse"] = _numeric_sse(original, published, schema, form)
     if form == "centers" and RADIUS in published.columns and len(published):
@@ -122,11 +125,6 @@ def published_discernibility(published: pd.DataFrame, schema: Schema, form: str)
     w = pd.Series(_weights(published, form), index=published.index)
     sizes = w.groupby([keys[c] for c in keys.columns], sort=False).sum().to_numpy()
     return float(np.sum(sizes**2))
-
-
-def _ncp(published: pd.DataFrame, columns: list, n_suppressed: int) -> float:
-    by_attribute = ncp_by_attribute(published, columns, n_suppressed)
-    return float(np.mean(list(by_attribute.values()))) if by_attribute else 0.0
 
 
 def ncp_by_attribute(published: pd.DataFrame, columns: list, n_suppressed: int) -> dict[str, float]:

@@ -99,7 +99,7 @@ class RiskReport:
             "marketer": self.marketer,
             "linkage": self.linkage,
             "max_reidentification_probability": self.linkage["max_reidentification_probability"],
-            "records_below_k": int(self.linkage["records_below_k"]),
+            "records_below_k": self.linkage["records_below_k"],
         }
 
 

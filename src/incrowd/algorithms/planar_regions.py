@@ -552,14 +552,14 @@ class PlanarRegions(Algorithm):
 
     def _fit(self, space: MetricSpace) -> None:
         first, inverse, counts, _ = space.index().distinct_rows
-        points = plane_coordinates(space, self.places)[first]
-        if np.unique(points, axis=0).shape[0] < points.shape[0]:  # two labels at one point
-            points, merged = np.unique(points, axis=0, return_inverse=True)
-            weights = np.bincount(merged.reshape(-1), weights=counts).astype(np.int64)
-            found = planar_regions(points, weights, int(self.k))
-            inverse = merged.reshape(-1)[inverse]
-        else:
-            found = planar_regions(points, counts, int(self.k))
+        # two labels (zip codes) may share a point: a place is a distinct point
+        points, merged = np.unique(
+            plane_coordinates(space, self.places)[first], axis=0, return_inverse=True
+        )
+        merged = merged.reshape(-1)
+        weights = np.bincount(merged, weights=counts, minlength=points.shape[0])
+        found = planar_regions(points, weights.astype(np.int64), int(self.k))
+        inverse = merged[inverse]
         self.partition_ = Partition(found.labels[inverse])
         self.cost_ = float(found.largest)
         self.lower_bound_ = found.lower_bound

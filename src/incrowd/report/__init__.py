@@ -30,11 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.columns import encode_qis
 from ..data.schema import Schema
-from ..diversity import class_measures, published_counts
+from ..diversity import published_counts
 from ..errors import InputError
-from ..evaluate import evaluate_release, ncp_by_attribute, parse_range
+from ..evaluate import evaluate_release, parse_range
 from ..release.centers import COUNT
 from ..release.generalize import SUPPRESSED_VALUE
 from ..risk import assess_risk
@@ -162,7 +161,7 @@ def build_report(
                                           "records", log=True)  # fmt: skip
     per_attribute: dict[str, dict[str, Any]] = {name: {} for name in qi}
     if form in ("generalized", "records"):
-        ncp = ncp_by_attribute(published, encode_qis(original, schema), figures["n_suppressed"])
+        ncp = {name: figures[f"ncp ({name})"] for name in qi}  # evaluate's, per attribute
         for name, value in ncp.items():
             per_attribute[name]["NCP"] = value
         plots["loss per attribute"] = _bars(list(ncp), list(ncp.values()),
@@ -184,13 +183,13 @@ def build_report(
         if not counts.shape[0]:
             continue
         distinct = (counts > 0).sum(axis=1)
-        diversity[name] = {
+        diversity[name] = {  # the smallest l and largest t as evaluate measured them
             "classes": int(counts.shape[0]),
-            "smallest distinct l": int(distinct.min()),
             "classes with a single value": int((distinct == 1).sum()),
-            "smallest entropy l": _fmt(float(class_measures(counts, False)["entropy_l"].min())),
-            "largest t (equal distance)": _fmt(float(class_measures(counts, False)["t"].max())),
-            "largest t (ordered distance)": _fmt(float(class_measures(counts, True)["t"].max())),
+            "smallest distinct l": _fmt(figures.get(f"distinct_l ({name})")),
+            "smallest entropy l": _fmt(figures.get(f"entropy_l ({name})")),
+            "largest t (equal distance)": _fmt(figures.get(f"t_equal ({name})")),
+            "largest t (ordered distance)": _fmt(figures.get(f"t_ordered ({name})")),
         }
         plots[f"diversity of {name}"] = _histogram(
             distinct, f"distinct values of {name} per class", "distinct values",
