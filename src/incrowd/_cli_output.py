@@ -143,10 +143,11 @@ def literal(text: str) -> Any:
 
 
 @contextmanager
-def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
-    """A progress bar over the pipeline's stages, on standard error."""
+def progress(enabled: bool) -> Iterator[Callable[..., None]]:
+    """A progress bar on standard error: over the pipeline's stages, ``stage(name)``; or over
+    counted work, ``stage(name, done, total)`` (blocks of a blockwise run)."""
     if not enabled:
-        yield lambda _name: stop_if_terminated()
+        yield lambda *_args: stop_if_terminated()
         return
     columns = (
         SpinnerColumn(),
@@ -157,8 +158,12 @@ def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
     with Progress(*columns, console=err_console, transient=True) as progress:
         task = progress.add_task("reading the input", total=6)
 
-        def stage(name: str) -> None:
+        def stage(name: str, done: int | None = None, total: int | None = None) -> None:
             stop_if_terminated()
-            progress.update(task, description=name, advance=1)
+            if total is None:
+                progress.update(task, description=name, advance=1)
+            else:
+                progress.update(task, description=f"{name} {done}/{total}", completed=done,
+                                total=total)  # fmt: skip
 
         yield stage

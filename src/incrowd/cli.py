@@ -234,19 +234,19 @@ def anonymize(
                 "diversity": job.diversity,
             }
             if job.blocked:
-                from .distributed import anonymize_blocks
+                from .distributed import write_blocks
 
-                stage("anonymizing blocks")
-                result = anonymize_blocks(
-                    table, schema, job.k, block_size=job.block_size, blocks=job.blocks,
-                    by=job.block_by, scheduler=job.scheduler or "local", workers=job.workers,
-                    on_block=lambda done, total: stage(f"block {done} of {total} done"),
-                    **options,
+                stage("cutting blocks")
+                result: Any = write_blocks(
+                    table, schema, job.k, job.out, protect=inputs, formulas=job.csv_formulas,
+                    block_size=job.block_size, blocks=job.blocks, by=job.block_by,
+                    scheduler=job.scheduler or "local", workers=job.workers,
+                    on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:
                 result = run(table, schema, job.k, on_stage=stage, **options)
-            stage("writing the release")
-            result.write(job.out, formulas=job.csv_formulas, protect=inputs)  # type: ignore[arg-type]
+                stage("writing the release")
+                result.write(job.out, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata
         loss = meta["loss"]
         merged = meta["n_crowds"] - meta["n_groups"]

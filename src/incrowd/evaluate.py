@@ -145,8 +145,7 @@ def ncp_by_attribute(published: pd.DataFrame, columns: list, n_suppressed: int) 
 def _cell_penalty(col: Any, cell: str) -> float:
     """NCP of one published cell (:mod:`incrowd.data.ncp`), from the cell's text alone."""
     if isinstance(col, NumericColumn):
-        v = col.values
-        lo_all, hi_all = float(v.min()), float(v.max())
+        lo_all, hi_all = col.bounds
         if cell == SUPPRESSED_VALUE:
             return 1.0 if hi_all > lo_all else 0.0
         lo, hi = parse_range(cell)

@@ -58,8 +58,8 @@ def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
     """NCP of the generalized cell each crowd publishes for one quasi-identifier
     (:mod:`incrowd.data.ncp`)."""
     if isinstance(summary, NumericSummary):
-        v = summary.column.values
-        span = float(v.max() - v.min())
+        lo, hi = summary.column.bounds
+        span = hi - lo
         return (summary.hi - summary.lo) / span if span > 0 else np.zeros(summary.lo.size)
     if sets:
         domain = domain_size(summary.column)

@@ -22,6 +22,7 @@ from .diversity import Diversity, published_figures
 from .errors import InputError, PrivacyViolation
 from .release import Release, read_release
 from .release.centers import COUNT
+from .release.files import changed_files
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity"]
 
@@ -82,11 +83,12 @@ def verify(
     else:
         files = read_release(release, sep=sep)
         table, meta = files.table, dict(metadata or files.metadata or {})
-        recorded = meta.get("table_sha256")
-        if recorded is not None and recorded != files.sha256:
+        altered = changed_files(meta, files.sha256)
+        if altered:
+            which = "" if altered == ["the table"] else f" ({', '.join(altered)})"
             changed = (
-                f"{release} is not the table its metadata describes (SHA-256 differs): it was "
-                "changed after the release was written"
+                f"{release} is not the table its metadata describes (SHA-256 differs{which}): "
+                "it was changed after the release was written"
             )
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k must be a positive integer, got {k!r}"

@@ -127,8 +127,8 @@ class GeneralizationCost(Cost):
         for col in columns:
             w = float(weights.get(col.name, col.metric.weight))
             if isinstance(col, NumericColumn):
-                span = float(col.values.max() - col.values.min())
-                nums.append(col.values / span if span > 0 else np.zeros_like(col.values))
+                lo, hi = col.bounds
+                nums.append(col.values / (hi - lo) if hi > lo else np.zeros_like(col.values))
                 num_w.append(w)
                 continue
             if isinstance(col, CategoricalColumn):

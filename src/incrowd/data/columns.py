@@ -42,13 +42,23 @@ class NumericColumn:
     def integral(self) -> bool:
         return bool(np.all(self.values == np.round(self.values)))
 
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """``(lo, hi)`` the attribute's costs are relative to: its pinned domain, or the
+        values' own range."""
+        if self.metric.domain is not None:
+            return self.metric.domain
+        if not self.values.size:
+            return 0.0, 0.0
+        return float(self.values.min()), float(self.values.max())
+
 
 @dataclass(frozen=True, eq=False)
 class CategoricalColumn:
     name: str
     metric: Categorical
     codes: np.ndarray  # intp, index into categories
-    categories: tuple[str, ...]  # sorted distinct values present in the data
+    categories: tuple[str, ...]  # sorted distinct values present in the data (or the domain)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,15 +133,38 @@ def encode_qis(table: pd.DataFrame, schema: Schema) -> list[QIColumn]:
             )
             raise InputError(msg)
         if isinstance(metric, Numeric):
-            columns.append(NumericColumn(name, metric, _parse_numeric(series, name)))
+            values = _parse_numeric(series, name)
+            if metric.domain is not None and values.size:
+                lo, hi = metric.domain
+                outside = (values < lo) | (values > hi)
+                if outside.any():
+                    row = int(np.argmax(outside))
+                    msg = (f"column {name!r} holds {values[row]:g} (row {row + 1}), outside "
+                           f"its declared domain [{lo:g}, {hi:g}]")  # fmt: skip
+                    raise InputError(msg)
+            columns.append(NumericColumn(name, metric, values))
         elif isinstance(metric, Categorical):
             categories, codes = factorize_keys(series.to_numpy())
+            if metric.domain is not None:
+                codes = _domain_codes(metric.domain, categories, name)[codes]
+                categories = metric.domain
             columns.append(CategoricalColumn(name, metric, codes, tuple(categories)))
         else:
             columns.append(
                 HierarchicalColumn(name, metric, metric.hierarchy.encode(series.to_numpy(), name))
             )
     return columns
+
+
+def _domain_codes(domain: tuple[str, ...], keys: np.ndarray, name: str) -> np.ndarray:
+    """Position in ``domain`` (sorted keys) of each of ``keys``; an error names a stray one."""
+    where = np.searchsorted(np.asarray(domain, dtype=object), keys)
+    where = np.minimum(where, len(domain) - 1)
+    stray = [str(k) for k, w in zip(keys, where, strict=True) if domain[w] != k]
+    if stray:
+        msg = f"column {name!r} holds {stray[0]!r}, which is not in its declared domain"
+        raise InputError(msg)
+    return where.astype(np.intp)
 
 
 def _parse_numeric(series: pd.Series, name: str) -> np.ndarray:

@@ -8,8 +8,10 @@ The write protocol
 ------------------
 For outputs ``F1 .. Fm`` (all in one directory ``D``; a release is ``out.csv``, ``out.json``):
 
-1. **Check.** Every target is refused if it is a directory, and (when the caller says so)
-   if it exists and is not a file the caller may replace. Nothing is written yet.
+1. **Check.** Every target is refused if it is a directory (unless a directory is what is
+   written: a Parquet dataset, filled beforehand in a hidden staging directory of ``D``),
+   and (when the caller says so) if it exists and is not a file the caller may replace.
+   Nothing is written yet.
 2. **Write.** Each file's content is written to an *unnamed* file in ``D`` (Linux
    ``O_TMPFILE``), flushed and ``fsync``-ed. A kill here leaves nothing at all: the kernel
    frees an unnamed file. Where ``O_TMPFILE`` is unavailable, the content goes to a hidden
@@ -22,7 +24,8 @@ For outputs ``F1 .. Fm`` (all in one directory ``D``; a release is ``out.csv``, 
    written, ``fsync``-ed and renamed into place, and ``D`` is ``fsync``-ed. This rename is
    the commit point: before it the previous files stand; after it the new ones do.
 5. **Install.** Each temporary is renamed onto its target, in the order given (a release's
-   table first, then its metadata), and ``D`` is ``fsync``-ed.
+   table first, then its metadata), and ``D`` is ``fsync``-ed. A directory target that
+   exists (an earlier dataset) is first renamed aside to a hidden temporary, then removed.
 6. **Clean.** The journal is removed.
 
 What a reader sees, and what a kill leaves
@@ -49,6 +52,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +65,7 @@ try:  # POSIX advisory locks; without them (not Linux/macOS) writers simply do n
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Output", "commit", "recover", "resolve", "journal_path"]
+__all__ = ["Output", "commit", "recover", "resolve", "journal_path", "staging_directory"]
 
 _TMP_TAG = ".incrowd-"
 _JOURNAL_SUFFIX = ".incrowd-commit"
@@ -69,15 +73,32 @@ _JOURNAL_SUFFIX = ".incrowd-commit"
 
 @dataclass(frozen=True)
 class Output:
-    """One file of a group: where it goes and how to write its bytes.
+    """One file (or directory) of a group: where it goes and how to write its bytes.
 
-    ``write`` receives a binary file object opened for writing. ``replaceable`` is asked,
-    when the target already exists, whether it may be replaced (None: always).
+    ``write`` receives a binary file object opened for writing. Or ``staged`` names what is
+    already written, a hidden temporary from :func:`staging_directory` (a directory, such
+    as a Parquet dataset, filled piece by piece); it is renamed into place at the commit.
+    ``replaceable`` is asked, when the target already exists, whether it may be replaced
+    (None: always).
     """
 
     path: Path
-    write: Callable[[BinaryIO], None]
+    write: Callable[[BinaryIO], None] | None = None
     replaceable: Callable[[Path], bool] | None = None
+    staged: Path | None = None
+
+
+def staging_directory(final: str | os.PathLike[str]) -> Path:
+    """A new hidden directory beside ``final`` to fill and then commit as ``final``; a kill
+    leaves only this hidden directory, which the next write to ``final`` removes."""
+    final = Path(final)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        path = _temp_name(final.parent, final)
+        path.mkdir()
+    except OSError as exc:
+        raise OutputError(f"cannot write {final}: {_reason(exc)}") from None
+    return path
 
 
 def journal_path(first: Path) -> Path:
@@ -100,7 +121,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         msg = "the files of one group must share a directory"
         raise ValueError(msg)
     for out, path in zip(outputs, paths, strict=True):
-        if path.is_dir():
+        if path.is_dir() and not (out.staged is not None and out.staged.is_dir()):
             raise OutputError(f"cannot write {path}: it is a directory")
         if out.replaceable is not None and path.exists() and not out.replaceable(path):
             text = refuse_message(path) if refuse_message else f"{path} exists; not replacing it"
@@ -117,7 +138,11 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
     try:
         for out, path in zip(outputs, paths, strict=True):
             target = path
-            staged.append(_stage(folder, path, out.write))
+            if out.staged is not None:
+                staged.append(_Staged(None, Path(out.staged)))
+            else:
+                assert out.write is not None
+                staged.append(_stage(folder, path, out.write))
         target = paths[0]
         with _locked(folder):
             recover(paths, _locked_already=True)
@@ -126,7 +151,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
             _write_journal(journal, pairs)
             for tmp, final in pairs:
                 target = final
-                os.replace(tmp, final)
+                _install(tmp, final)
             _fsync_dir(folder)
             with contextlib.suppress(FileNotFoundError):
                 journal.unlink()
@@ -155,7 +180,7 @@ def recover(paths: Sequence[Path], *, _locked_already: bool = False) -> bool:
                 pairs = _read_journal(journal)
                 for tmp, final in pairs or ():  # a torn journal was never committed
                     if tmp.exists():
-                        os.replace(tmp, final)
+                        _install(tmp, final)
                 _fsync_dir(folder)
                 journal.unlink()
             _remove_dead_temporaries(folder, [*paths, journal])
@@ -203,8 +228,27 @@ class _Staged:
                 os.close(self.fd)
             self.fd = None
         if self.temp is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self.temp.unlink()
+            _remove(self.temp)
+
+
+def _install(tmp: Path, final: Path) -> None:
+    """Rename ``tmp`` onto ``final``; a directory in the way (an earlier release) is moved
+    aside under a hidden temporary name first, then removed."""
+    if tmp.is_dir() and final.is_dir() and not final.is_symlink():
+        aside = _temp_name(final.parent, final)
+        os.rename(final, aside)
+        os.rename(tmp, final)
+        _remove(aside)
+        return
+    os.replace(tmp, final)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def _stage(folder: Path, final: Path, write: Callable[[BinaryIO], None]) -> _Staged:
@@ -287,8 +331,7 @@ def _remove_dead_temporaries(folder: Path, finals: Sequence[Path]) -> None:
                     continue
                 pid = name[len(prefix) :].split("-", 1)[0]
                 if pid.isdigit() and not _alive(int(pid)):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(entry.path)
+                    _remove(Path(entry.path))
 
 
 def _alive(pid: int) -> bool:

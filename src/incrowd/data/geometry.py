@@ -277,7 +277,8 @@ def numeric_offset_scale(
     v = column.values
     option = "range" if how == "range" else column.metric.scale
     if option == "range":
-        offset, scale = float(v.min()), float(v.max() - v.min())
+        lo, hi = column.bounds
+        offset, scale = lo, hi - lo
     elif option == "std":
         offset, scale = float(v.mean()), float(v.std())
     else:

@@ -27,6 +27,8 @@ __all__ = [
     "check_sep",
     "is_parquet",
     "dump_table",
+    "parquet_parts",
+    "read_parquet_file",
 ]
 
 _SEPARATORS = ",;\t|"
@@ -60,6 +62,34 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
     return Path(path).suffix.lower() in (".parquet", ".pq")
 
 
+def parquet_parts(folder: Path, names: Sequence[str] | None = None) -> list[Path]:
+    """The files of a Parquet dataset directory, in name order (hidden files, which are
+    temporaries, left out), or the ``names`` its metadata lists."""
+    if names is not None:
+        parts = [folder / n for n in names]
+        absent = [p for p in parts if not p.is_file()]
+        if absent:
+            msg = f"{folder}: the dataset lacks {absent[0].name}, which its metadata lists"
+            raise InputError(msg)
+        return parts
+    hidden = (".", "_")
+    parts = sorted(p for p in folder.iterdir()
+                   if is_parquet(p) and p.is_file() and not p.name.startswith(hidden))  # fmt: skip
+    if not parts:
+        msg = f"{folder}: a directory without Parquet files"
+        raise InputError(msg)
+    return parts
+
+
+def read_parquet_file(path: Path, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """One Parquet file as a DataFrame; an unreadable file is an :class:`InputError`."""
+    try:
+        return pd.read_parquet(path, columns=list(columns) if columns is not None else None)
+    except Exception as exc:  # pyarrow raises several unrelated types
+        msg = f"{path}: cannot read as Parquet ({exc})"
+        raise InputError(msg) from exc
+
+
 def read_table(
     source: str | os.PathLike[str] | Any,
     *,
@@ -77,16 +107,14 @@ def read_table(
         return as_dataframe(source)
     check_sep(sep)
     path = Path(source)
+    if path.is_dir() and is_parquet(path):
+        parts = [read_parquet_file(p) for p in parquet_parts(path)]
+        return _checked(pd.concat(parts, ignore_index=True), str(path))
     if not path.is_file():
         msg = f"input file not found: {path}"
         raise InputError(msg)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several unrelated types
-            msg = f"{path}: cannot read as Parquet ({exc})"
-            raise InputError(msg) from exc
-        return _checked(frame, str(path))
+        return _checked(read_parquet_file(path), str(path))
     with path.open("rb") as fh:
         head = fh.read(4096)
     if not head.strip():

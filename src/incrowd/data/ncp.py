@@ -79,7 +79,10 @@ _PENALTIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _present(column: HierarchicalColumn) -> np.ndarray:
     if column not in _PRESENT:
-        _PRESENT[column] = np.unique(column.codes[:, 0])
+        domain = column.metric.domain
+        _PRESENT[column] = np.unique(
+            column.codes[:, 0] if domain is None else column.hierarchy.encode(domain)[:, 0]
+        )
     return _PRESENT[column]
 
 

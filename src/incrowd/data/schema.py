@@ -14,15 +14,15 @@ Columns the schema does not mention are not published either; the release metada
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, SchemaError
-from .hierarchy import Hierarchy
+from .hierarchy import Hierarchy, factorize_keys
 
 __all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
 
@@ -33,10 +33,15 @@ class Numeric:
 
     ``scale="range"`` (default) divides by max − min of the column, ``"std"`` by its
     population standard deviation, a number by that number. A constant column gets scale 1.
+
+    ``domain`` ``(lo, hi)`` pins the attribute's range: costs, scales and NCP are taken
+    relative to it instead of the table's own ``[min, max]`` (a block of a larger table is
+    scored as part of the whole; see :meth:`Schema.with_domain`). Values must lie in it.
     """
 
     scale: Literal["range", "std"] | float = "range"
     weight: float = 1.0
+    domain: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.scale, str):
@@ -49,16 +54,28 @@ class Numeric:
             msg = f"Numeric scale must be positive, got {self.scale!r}"
             raise SchemaError(msg)
         _check_weight(self.weight)
+        if self.domain is not None:
+            lo, hi = (float(v) for v in self.domain)
+            if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+                msg = f"Numeric domain must be finite (lo, hi) with lo <= hi, got {self.domain!r}"
+                raise SchemaError(msg)
+            object.__setattr__(self, "domain", (lo, hi))
 
 
 @dataclass(frozen=True)
 class Categorical:
-    """An unordered attribute: distance ``weight`` between two different values."""
+    """An unordered attribute: distance ``weight`` between two different values.
+
+    ``domain``, the attribute's values, pins what NCP counts as the whole domain (default:
+    the values found in the table); values must be among them.
+    """
 
     weight: float = 1.0
+    domain: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _check_weight(self.weight)
+        _check_domain(self)
 
 
 @dataclass(frozen=True)
@@ -71,15 +88,28 @@ class Hierarchical:
 
     hierarchy: Hierarchy
     weight: float = 1.0
+    domain: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.hierarchy, Hierarchy):
             msg = f"Hierarchical needs a Hierarchy, got {type(self.hierarchy).__name__}"
             raise SchemaError(msg)
         _check_weight(self.weight)
+        _check_domain(self)
 
 
 AttributeMetric = Numeric | Categorical | Hierarchical
+
+
+def _check_domain(metric: Categorical | Hierarchical) -> None:
+    """A label domain is stored as its sorted distinct value keys (one order everywhere)."""
+    if metric.domain is None:
+        return
+    if isinstance(metric.domain, str) or not len(metric.domain):
+        msg = f"a domain must be a non-empty sequence of values, got {metric.domain!r}"
+        raise SchemaError(msg)
+    keys, _ = factorize_keys(list(metric.domain))
+    object.__setattr__(metric, "domain", tuple(str(v) for v in keys))
 
 
 def _check_weight(weight: float) -> None:
@@ -168,6 +198,25 @@ class Schema:
             if name not in seen:
                 msg = f"unknown column {name!r} (given as {role}); the table has: {', '.join(cols)}"
                 raise SchemaError(msg)
+
+    def with_domain(self, table: pd.DataFrame) -> Schema:
+        """This schema with every quasi-identifier's domain pinned to its values in ``table``
+        (a numeric range, or the distinct values), so that any part of ``table`` is coded,
+        costed and scored as part of the whole. Domains already pinned are kept."""
+        self.check_columns(table.columns)
+        metrics: dict[str, AttributeMetric] = {}
+        for name, metric in self.quasi_identifiers.items():
+            column = table[name]
+            if metric.domain is not None:
+                metrics[name] = metric
+            elif isinstance(metric, Numeric):
+                values = pd.to_numeric(column, errors="coerce")
+                domain: Any = (float(values.min()), float(values.max())) if len(values) else None
+            else:
+                domain = tuple(factorize_keys(column.to_numpy())[0]) if len(column) else None
+            metrics[name] = replace(metric, domain=domain)
+        return Schema(metrics, sensitive=self.sensitive, insensitive=self.insensitive,
+                      identifiers=self.identifiers)  # fmt: skip
 
     @classmethod
     def infer(

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..data.hierarchy import Hierarchy
 from ..data.io import read_table
-from ..data.schema import Categorical, Hierarchical, Numeric, Schema
+from ..data.schema import Hierarchical, Numeric, Schema
 
 __all__ = [
     "ADULT_QIS",
@@ -130,8 +130,8 @@ def make_census(
 
     The schema: ``age`` numeric; ``sex``, ``race``, ``marital-status``, ``education``,
     ``native-country``, ``workclass``, ``occupation`` with ARX's Adult hierarchies; ``zip``
-    categorical; ``income`` sensitive; ``state`` is not in the schema (not published; a
-    blocking attribute).
+    with a hierarchy of its leading digits (``021**``); ``income`` sensitive; ``state`` is
+    not in the schema (not published; a blocking attribute).
     """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         msg = f"n must be a positive integer, got {n!r}"
@@ -155,7 +155,8 @@ def make_census(
     low = np.minimum(rng.lognormal(np.log(28_000), 0.45, n), 49_900)
     high = 50_000 + rng.lognormal(np.log(30_000), 0.8, n)
     table["income"] = (np.round(np.where(rich, high, low), -2)).astype(np.int64)
-    qis = dict(adult_schema.quasi_identifiers) | {"zip": Categorical()}
+    zip_tree = Hierarchy.from_prefix(table["zip"].cat.categories)
+    qis = dict(adult_schema.quasi_identifiers) | {"zip": Hierarchical(zip_tree)}
     return table, Schema(qis, sensitive=["income"])
 
 

@@ -32,20 +32,26 @@ import numpy as np
 import pandas as pd
 
 from ..data.commit import Output, commit, resolve
-from ..data.io import check_sep, dump_table, is_parquet, read_table
+from ..data.io import check_sep, dump_table, is_parquet, parquet_parts, read_table
 from ..errors import InputError, OutputError
 
 __all__ = [
     "FORMAT",
     "FormulaPolicy",
+    "Hashing",
     "ReleaseFiles",
     "TABLE_SUFFIXES",
+    "changed_files",
     "check_release_path",
     "check_release_target",
     "escape_formulas",
+    "file_sha256",
     "is_release_metadata",
+    "metadata_json",
     "metadata_path",
     "read_release",
+    "refusal",
+    "release_parts",
     "unescape_formulas",
     "write_release",
 ]
@@ -142,7 +148,7 @@ def _unescape_cell(cell: str) -> str:
     return cell[1:] if _ESCAPED.match(cell) else cell
 
 
-class _Hashing(io.RawIOBase):
+class Hashing(io.RawIOBase):
     """A binary writer that passes bytes on and keeps their SHA-256."""
 
     def __init__(self, sink: BinaryIO) -> None:
@@ -162,7 +168,7 @@ class _Hashing(io.RawIOBase):
         return self.size
 
 
-def _refusal(path: Path) -> str:
+def refusal(path: Path) -> str:
     return (
         f"{path} exists and is not part of an earlier incrowd release; move it away or "
         "choose another output name (incrowd never overwrites other files)"
@@ -170,25 +176,30 @@ def _refusal(path: Path) -> str:
 
 
 def check_release_target(
-    path: str | os.PathLike[str], protect: Sequence[str | os.PathLike[str]] = ()
+    path: str | os.PathLike[str],
+    protect: Sequence[str | os.PathLike[str]] = (),
+    *,
+    directory: bool = False,
 ) -> Path:
     """Check, before any work is done, that a release can be written at ``path``.
 
     Raises :class:`~incrowd.OutputError` when the name does not end in .csv / .parquet, when
-    the table or its metadata would land on a directory, on one of the files in ``protect``
-    (the inputs), or on an existing file that is not part of an earlier release.
+    the table or its metadata would land on a directory (unless ``directory``: the table is
+    a Parquet dataset and the directory an earlier release's), on one of the files in
+    ``protect`` (the inputs), or on an existing file that is not part of an earlier release.
     """
     target = check_release_path(path)
     meta = metadata_path(target)
     for candidate in (target, meta):
-        if candidate.is_dir():
+        dataset = directory and candidate == target and is_parquet(target)
+        if candidate.is_dir() and not dataset:
             raise OutputError(f"cannot write {candidate}: it is a directory")
         for guarded in protect:
             if _same_file(candidate, Path(guarded)):
                 msg = f"refusing to write {candidate}: it is an input of this run ({guarded})"
                 raise OutputError(msg)
         if candidate.exists() and not is_release_metadata(meta):
-            raise OutputError(_refusal(candidate))
+            raise OutputError(refusal(candidate))
     return target
 
 
@@ -215,7 +226,7 @@ def write_release(
     state: dict[str, Any] = {}
 
     def write_table(fh: BinaryIO) -> None:
-        sink = _Hashing(fh)
+        sink = Hashing(fh)
         dump_table(frame, sink, parquet=parquet, sep=sep)  # type: ignore[arg-type]
         state["sha256"], state["bytes"] = sink.digest.hexdigest(), sink.size
 
@@ -225,39 +236,68 @@ def write_release(
             "table_sha256": state["sha256"],
             "table_bytes": state["bytes"],
         }
-        fh.write((json.dumps(content, indent=2, sort_keys=True, default=_plain) + "\n").encode())
+        fh.write(metadata_json(content))
 
     def replaceable(_path: Path) -> bool:  # checked again under the commit, in case of a race
         return is_release_metadata(meta_target)
 
     outputs = [Output(target, write_table, replaceable)]
     outputs.append(Output(meta_target, write_metadata, replaceable))
-    commit(outputs, refuse_message=_refusal)
+    commit(outputs, refuse_message=refusal)
     return target, meta_target
+
+
+def metadata_json(content: Mapping[str, Any]) -> bytes:
+    """The bytes of a release's JSON metadata file."""
+    return (json.dumps(content, indent=2, sort_keys=True, default=_plain) + "\n").encode()
 
 
 @dataclass(frozen=True)
 class ReleaseFiles:
     """A written release as read back: its table, its metadata (None when there is none),
-    and the SHA-256 of the table file as found on disk."""
+    and the SHA-256 of the table file as found on disk (of each part of a dataset)."""
 
     table: pd.DataFrame
     metadata: dict[str, Any] | None
-    sha256: str
+    sha256: str | dict[str, str]
 
 
 def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> ReleaseFiles:
-    """Read a release written by :func:`write_release` (finishing an interrupted write)."""
+    """Read a release written by :func:`write_release` or blockwise (a CSV file, a Parquet
+    file or a Parquet dataset directory), finishing an interrupted write."""
     target = Path(path)
-    if not target.is_file():
+    if not (target.is_file() or (target.is_dir() and is_parquet(target))):
         msg = f"release file not found: {target}"
         raise InputError(msg)
     table_path, meta_path = resolve([target, metadata_path(target)])
+    meta = _read_metadata(meta_path)
+    if table_path.is_dir():
+        parts = release_parts(table_path, meta)
+        table = pd.concat([read_table(p, form="parquet") for p in parts], ignore_index=True)
+        return ReleaseFiles(table, meta, {p.name: file_sha256(p) for p in parts})
     parquet = is_parquet(target)
     table = read_table(table_path, sep=sep, form="parquet" if parquet else "csv")
     if not parquet:
         table = unescape_formulas(table)
-    return ReleaseFiles(table, _read_metadata(meta_path), _sha256(table_path))
+    return ReleaseFiles(table, meta, file_sha256(table_path))
+
+
+def release_parts(folder: Path, meta: Mapping[str, Any] | None) -> list[Path]:
+    """The part files of a dataset release: those its metadata lists, else every one."""
+    files = (meta or {}).get("files")
+    names = [str(f.get("file")) for f in files if isinstance(f, dict)] if isinstance(
+        files, list) else None  # fmt: skip
+    return parquet_parts(folder, names)
+
+
+def changed_files(meta: Mapping[str, Any], found: str | Mapping[str, str]) -> list[str]:
+    """Files of a release whose SHA-256 differs from what its metadata recorded."""
+    if isinstance(found, str):
+        recorded = meta.get("table_sha256")
+        return ["the table"] if recorded is not None and recorded != found else []
+    files = meta.get("files") if isinstance(meta.get("files"), list) else []
+    listed = [(str(f.get("file")), f.get("sha256")) for f in files if isinstance(f, dict)]
+    return [name for name, digest in listed if found.get(name) != digest]
 
 
 def _read_metadata(meta: Path) -> dict[str, Any] | None:
@@ -274,7 +314,7 @@ def _read_metadata(meta: Path) -> dict[str, Any] | None:
     return data
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         while chunk := fh.read(1 << 20):
