@@ -45,7 +45,7 @@ def test_union_is_k_anonymous_with_a_blocked_certificate(census):
     assert meta["blocking"]["n_blocks"] >= 3
     assert meta["n_released"] + meta["n_suppressed"] == len(table)
     assert verify(release.table, schema.qi_names, 5, metadata=meta).ok
-    assert meta["lower_bound"] is None and meta["certified_ratio"] is None
+    assert 0 < meta["lower_bound"] <= meta["blocked_lower_bound"]  # global: see below
     bounds = [b["lower_bound"] for b in meta["blocking"]["blocks"]]
     assert meta["blocked_lower_bound"] == pytest.approx(sum(bounds))
     assert meta["blocked_certified_ratio"] == pytest.approx(meta["cost"] / sum(bounds))
@@ -237,3 +237,29 @@ def test_an_error_in_a_block_leaves_no_dataset(census, tmp_path):
         _write(table, schema, tmp_path / "r.parquet", by=["state"], floor=300,
                diversity=Diversity(l=2))  # fmt: skip
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- certificates
+@pytest.mark.parametrize("method", ["forest", "mu-approx"])
+def test_the_global_bound_holds_for_the_whole_table(census, method):
+    """The blocks' capped bounds sum to at most the whole table's own neighbour bound (the
+    bound an unblocked run proves), and so to at most the optimum."""
+    table, schema = census
+    release = anonymize_blocks(table, schema, 4, block_size=1_500, floor=400, method=method,
+                               scheduler="sync", seed=2)  # fmt: skip
+    meta = release.metadata
+    whole = anonymize(table, schema.with_domain(table), 4, method=method, seed=2)
+    assert meta["blocking"]["n_blocks"] >= 4
+    assert 0 < meta["lower_bound"] <= whole.metadata["lower_bound"] * (1 + 1e-9)
+    assert meta["lower_bound"] <= meta["blocked_lower_bound"] * (1 + 1e-9)
+    assert meta["certified_ratio"] == pytest.approx(meta["cost"] / meta["lower_bound"])
+    assert meta["certified_ratio"] >= meta["blocked_certified_ratio"]
+
+
+def test_no_global_bound_when_blocks_follow_other_columns(census):
+    table, schema = census
+    release = anonymize_blocks(table, schema, 5, by=["state"], floor=300, method="forest",
+                               scheduler="sync", seed=2)  # fmt: skip
+    assert release.metadata["lower_bound"] is None
+    assert release.metadata["certified_ratio"] is None
+    assert release.metadata["blocked_lower_bound"] > 0

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from .costs import Cost
+from .data.geometry import Geometry
 from .data.space import MetricSpace
 from .params import Constraint
 from .partition import Partition
@@ -136,6 +137,22 @@ class Algorithm(ABC):
     @abstractmethod
     def _fit(self, space: MetricSpace) -> None:
         """Set ``partition_``, ``cost_`` and, where the method proves one, ``lower_bound_``."""
+
+    def capped_lower_bound(self, cap: np.ndarray) -> float | None:
+        """The lower bound again, with each record's neighbour distances capped at
+        ``cap[u]``; None unless ``lower_bound_`` is a sum over records of distances to their
+        nearest neighbours (in :meth:`bound_geometry`), as the forest's is.
+
+        A part of a larger table uses it for a bound on the *whole* table's optimum: a
+        record's neighbour in the whole table is either in the part, or at least ``cap[u]``
+        away (the distance to the part's boundary), so each distance of the whole table is
+        at least the part's one capped at ``cap[u]``.
+        """
+        return None
+
+    def bound_geometry(self, space: MetricSpace) -> Geometry | None:
+        """The geometry of the distances :meth:`capped_lower_bound` sums (None if none)."""
+        return None
 
     @property
     def approximation_ratio_(self) -> float | None:

@@ -220,7 +220,8 @@ def anonymize(
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
         with progress(not quiet and err_console.is_terminal) as stage:
-            table = read_table(job.input, sep=job.sep, na_values=job.na_values)
+            table = read_table(job.input, sep=job.sep, na_values=job.na_values,
+                               compact=job.blocked)  # fmt: skip
             schema = build_schema(job, table)
             options = {
                 "method": job.method,

@@ -82,6 +82,7 @@ def anonymize(
     generalize: str = "levels",
     diversity: Diversity | None = None,
     on_stage: Callable[[str], None] | None = None,
+    on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
 
@@ -99,6 +100,8 @@ def anonymize(
     asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
     crowds that break it are merged with neighbouring crowds (:func:`incrowd.diversity.enforce`);
     the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
+    ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
+    more than the release: the blockwise run's global certificate).
     """
     start = time.perf_counter()
     stage = on_stage or (lambda _name: None)
@@ -150,6 +153,8 @@ def anonymize(
 
     stage(f"forming crowds ({method})")
     algorithm.fit(space)
+    if on_fitted is not None:
+        on_fitted(algorithm, space)
     partition = algorithm.partition_
     partition.validate(k)
     objective = algorithm.cost(space)

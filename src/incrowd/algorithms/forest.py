@@ -19,6 +19,7 @@ import numpy as np
 
 from ..base import Algorithm, Guarantee, Tags
 from ..costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
+from ..data.geometry import Geometry
 from ..data.space import MetricSpace
 from ..params import CrowdSize, Flag
 from ..partition import SUPPRESSED, Partition
@@ -185,6 +186,13 @@ class ForestKAnonymity(GeneralizedMethod):
         self.loss = loss
         self.improve = improve
 
+    def capped_lower_bound(self, cap: np.ndarray) -> float | None:
+        """``Σ_u min(d_{k−1}(u), cap[u])`` (see :meth:`Algorithm.capped_lower_bound`)."""
+        return float(np.minimum(self._bound_terms, cap).sum())
+
+    def bound_geometry(self, space: MetricSpace) -> Geometry | None:
+        return self.cost(space).geometry  # type: ignore[attr-defined]
+
     @property
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left."""
@@ -196,7 +204,8 @@ class ForestKAnonymity(GeneralizedMethod):
         n = space.n
         index = space.index(model.geometry)
         dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
-        self.lower_bound_ = float(dist[:, k - 2].sum())
+        self._bound_terms = dist[:, k - 2].copy()
+        self.lower_bound_ = float(self._bound_terms.sum())
         crowds = forest_crowds(dist, idx, k, model, refine=bool(self.improve))
         self.forest_weight_ = crowds.weight
         self.n_stuck_ = crowds.n_stuck
@@ -261,6 +270,14 @@ class MuApprox(Algorithm):
     def __init__(self, k: int = 5) -> None:
         self.k = k
 
+    def capped_lower_bound(self, cap: np.ndarray) -> float | None:
+        """``Σ_u Σ_{i<k} min(δ_i(u), cap[u]²) / (2k)`` (see
+        :meth:`Algorithm.capped_lower_bound`)."""
+        return float(np.minimum(self._bound_terms, (cap**2)[:, None]).sum() / (2 * self.k))
+
+    def bound_geometry(self, space: MetricSpace) -> Geometry | None:
+        return space.geometry_in(2)
+
     @property
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         return mu_approx_factor(int(self.k)) if getattr(self, "n_stuck_", 0) == 0 else None
@@ -271,6 +288,7 @@ class MuApprox(Algorithm):
         dist, idx = space.index(geometry).neighbours(k - 1)
         dist = dist**2
         _, trees = _forest(dist, idx, k)
+        self._bound_terms = dist
         self.lower_bound_ = float(dist.sum() / (2 * k))
 
         def distance(a: int, b: int) -> float:

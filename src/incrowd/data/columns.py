@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import InputError, SchemaError
 from .hierarchy import Hierarchy, factorize_keys
-from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing
+from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, parse_numbers
 
 __all__ = [
     "MISSING_LABEL",
@@ -174,7 +174,7 @@ def _parse_numeric(series: pd.Series, name: str) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(series):
         values = series.to_numpy(dtype=float)
     else:
-        values = pd.to_numeric(series.astype(str).str.strip(), errors="coerce").to_numpy(float)
+        values = parse_numbers(series)
         bad = np.isnan(values)
         if bad.any():
             i = int(np.argmax(bad))

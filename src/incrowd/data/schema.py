@@ -210,8 +210,9 @@ class Schema:
             if metric.domain is not None:
                 metrics[name] = metric
             elif isinstance(metric, Numeric):
-                values = pd.to_numeric(column, errors="coerce")
-                domain: Any = (float(values.min()), float(values.max())) if len(values) else None
+                values = parse_numbers(column)
+                domain: Any = (float(np.nanmin(values)), float(np.nanmax(values))) if (
+                    len(values) and not np.isnan(values).all()) else None  # fmt: skip
             else:
                 domain = tuple(factorize_keys(column.to_numpy())[0]) if len(column) else None
             metrics[name] = replace(metric, domain=domain)
@@ -273,8 +274,7 @@ def _guess_metric(column: pd.Series, name: str) -> AttributeMetric:
         return Numeric()
     positions = np.flatnonzero(~is_missing(column))
     present = column.iloc[positions]
-    parsed = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
-    failed = parsed.isna().to_numpy()
+    failed = np.isnan(parse_numbers(present))
     if present.size == 0 or not failed.any():
         return Numeric() if present.size else Categorical()
     if failed.mean() <= 0.1:
@@ -288,9 +288,30 @@ def _guess_metric(column: pd.Series, name: str) -> AttributeMetric:
     return Categorical()
 
 
+def parse_numbers(column: pd.Series) -> np.ndarray:
+    """Each cell as a float (NaN where it is not a number); a categorical column's labels
+    are parsed once each, not once per row."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        labels = parse_numbers(pd.Series(column.cat.categories))
+        codes = column.cat.codes.to_numpy()
+        return np.where(codes >= 0, labels[np.maximum(codes, 0)], np.nan) if labels.size else (
+            np.full(codes.size, np.nan))  # fmt: skip
+    if pd.api.types.is_bool_dtype(column):
+        return np.full(len(column), np.nan)
+    if pd.api.types.is_numeric_dtype(column):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.to_numeric(column.astype(str).str.strip(), errors="coerce").to_numpy(np.float64)
+
+
 def is_missing(column: pd.Series) -> np.ndarray:
     """Missing cells: NA/None/NaN, or empty / blank text."""
     missing = np.array(column.isna().to_numpy(), dtype=bool)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        blank = pd.Series(column.cat.categories).astype(str).str.strip().eq("").to_numpy()
+        if blank.any():
+            codes = column.cat.codes.to_numpy()
+            missing |= (codes >= 0) & blank[np.maximum(codes, 0)]
+        return missing
     if column.dtype == object or pd.api.types.is_string_dtype(column):
         text = column.astype(str).str.strip()
         missing |= (text == "").to_numpy()

@@ -55,7 +55,8 @@ from ..privacy import verify
 from ..release import Release
 from ..release.centers import COUNT
 from ..release.files import FormulaPolicy
-from ._cut import cut_blocks
+from ._bound import global_bound_part
+from ._cut import Cut, cut_blocks, plan_blocks
 
 __all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "write_blocks"]
 
@@ -77,6 +78,7 @@ class _Plan:
     k: int
     seed: int
     blocks: list[np.ndarray]
+    paths: list[tuple[Cut, ...]] | None  # None: not only QI cuts separate the blocks
     by: tuple[str, ...]
     block_size: int
     scheduler: str
@@ -107,8 +109,10 @@ def _plan(
     if scheduler not in ("local", "sync") and not scheduler.startswith(("tcp://", "tls://")):
         msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
         raise ParameterError(msg)
-    rows = cut_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
-    return _Plan(frame, schema, k, seed, rows, tuple(by), block_size, scheduler, start)
+    planned, complete = plan_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
+    rows = [r for r, _ in planned]
+    paths = [p for _, p in planned] if complete else None
+    return _Plan(frame, schema, k, seed, rows, paths, tuple(by), block_size, scheduler, start)
 
 
 def anonymize_blocks(
@@ -136,7 +140,7 @@ def anonymize_blocks(
     ``on_block(done, total)`` is called as blocks finish. Rows are shuffled across blocks.
     """
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    results: dict[int, Release] = {}
+    results: dict[int, tuple[Release, float | None]] = {}
     for i, result in _run(plan, options, workers, on_block):
         results[i] = result
     return _combine(plan, [results[i] for i in range(len(plan.blocks))])
@@ -181,15 +185,17 @@ def write_blocks(
         return WrittenRelease(paths[0], paths[1], dict(release.metadata))
     try:
         metas: dict[int, dict[str, Any]] = {}
+        bounds: dict[int, float | None] = {}
         classes = []
-        for i, result in _run(plan, options, workers, on_block):
+        for i, (result, bound) in _run(plan, options, workers, on_block):
             verify(result.table, plan.schema.qi_names, plan.k,
                    metadata=result.metadata).raise_if_failed()  # fmt: skip
             sink.add(i, result.table)
-            metas[i] = dict(result.metadata)
+            metas[i], bounds[i] = dict(result.metadata), bound
             classes.append(_class_sizes(result.table, plan.schema.qi_names))
-        ordered = [metas[i] for i in range(len(plan.blocks))]
-        meta = _metadata(plan, ordered, pd.concat(classes).groupby(level=0).sum())
+        order = range(len(plan.blocks))
+        meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
+                         pd.concat(classes).groupby(level=0).sum())  # fmt: skip
         path, meta_path, meta = sink.commit(meta)
     except BaseException:
         sink.discard()
@@ -198,13 +204,23 @@ def write_blocks(
 
 
 def _run_block(
-    table: pd.DataFrame, schema: Schema, k: int, options: Mapping[str, Any], index: int
-) -> Release:
-    """One block's release; an error names the block (its number and records)."""
+    table: pd.DataFrame,
+    schema: Schema,
+    k: int,
+    options: Mapping[str, Any],
+    index: int,
+    path: tuple[Cut, ...] | None,
+) -> tuple[Release, float | None]:
+    """One block's release, and its share of the global lower bound (None without one; no
+    ``path`` when other than QI cuts separate the blocks). An error names the block."""
+    fitted: dict[str, Any] = {}
     try:
-        return anonymize(table, schema, k, **options)
+        release = anonymize(table, schema, k, **options,
+                            on_fitted=lambda m, s: fitted.update(method=m, space=s))  # fmt: skip
     except IncrowdError as exc:
         raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
+    bound = None if path is None else global_bound_part(table, schema, fitted, path)
+    return release, bound
 
 
 def _part(plan: _Plan, i: int) -> pd.DataFrame:
@@ -232,9 +248,13 @@ def _run(
     report = on_block or (lambda _done, _total: None)
     total = len(plan.blocks)
     task = [dict(options, seed=plan.seed + i) for i in range(total)]
+
+    def path(i: int) -> tuple[Cut, ...] | None:
+        return None if plan.paths is None else plan.paths[i]
+
     if plan.scheduler == "sync" or total == 1:
         for i in range(total):
-            yield i, _run_block(_part(plan, i), plan.schema, plan.k, task[i], i)
+            yield i, _run_block(_part(plan, i), plan.schema, plan.k, task[i], i, path(i))
             report(i + 1, total)
         return
     with _client(plan.scheduler, workers) as client:
@@ -246,7 +266,7 @@ def _run(
 
         def submit(i: int) -> Any:
             return client.submit(_run_block, _part(plan, i), schema, plan.k, task[i], i,
-                                 pure=False, retries=1)  # fmt: skip
+                                 path(i), pure=False, retries=1)  # fmt: skip
 
         index = {}
         pending = as_completed()
@@ -310,9 +330,10 @@ def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
     return pd.Series(weights).groupby(keys).sum()
 
 
-def _combine(plan: _Plan, results: list[Release]) -> Release:
+def _combine(plan: _Plan, done: list[tuple[Release, float | None]]) -> Release:
     """The blocks' releases as one release in memory (rows shuffled across blocks)."""
     frame = plan.frame
+    results = [r for r, _ in done]
     if len(results) == 1:  # the single-machine release, with the blocking recorded
         meta = dict(results[0].metadata) | {"blocking": _blocking(plan, [results[0].metadata])}
         return Release(results[0].table, results[0].form, results[0].partition, meta)
@@ -324,20 +345,26 @@ def _combine(plan: _Plan, results: list[Release]) -> Release:
         offset += result.partition.n_clusters
     table = pd.concat([r.table for r in results], ignore_index=True)
     table = table.sample(frac=1.0, random_state=plan.seed).reset_index(drop=True)
-    meta = _metadata(plan, [r.metadata for r in results],
+    meta = _metadata(plan, [r.metadata for r in results], [b for _, b in done],
                      _class_sizes(table, plan.schema.qi_names))  # fmt: skip
     verify(table, plan.schema.qi_names, plan.k, metadata=meta).raise_if_failed()
     return Release(table, results[0].form, Partition(labels), meta)
 
 
-def _metadata(plan: _Plan, metas: list[Mapping[str, Any]], sizes: pd.Series) -> dict[str, Any]:
-    """The whole release's metadata from its blocks' and its group sizes."""
+def _metadata(
+    plan: _Plan, metas: list[Mapping[str, Any]], parts: list[float | None], sizes: pd.Series
+) -> dict[str, Any]:
+    """The whole release's metadata from its blocks' (metadata and shares of the global
+    bound) and its group sizes."""
     first = metas[0]
     combine = "max" if first.get("objective") in ("max_radius", "largest_crowd") else "sum"
     total = max if combine == "max" else sum
     cost = float(total(m["cost"] for m in metas))
     bounds = [m.get("lower_bound") for m in metas]
     blocked = None if any(b is None for b in bounds) else float(total(bounds))  # type: ignore[type-var]
+    whole = None
+    if combine == "sum" and all(p is not None for p in parts):
+        whole = float(sum(parts))  # type: ignore[arg-type]
     n_input = len(plan.frame)
     n_suppressed = sum(m["n_suppressed"] for m in metas)
     loss = {
@@ -363,15 +390,23 @@ def _metadata(plan: _Plan, metas: list[Mapping[str, Any]], sizes: pd.Series) -> 
         "k_achieved": int(sizes.min()) if sizes.size else 0,
         "loss": loss,
         "cost": cost,
-        "lower_bound": None,
-        "certified_ratio": None,
+        "lower_bound": whole,
+        "certified_ratio": _ratio(cost, whole),
         "blocked_lower_bound": blocked,
-        "blocked_certified_ratio": (cost / blocked) if blocked else None,
+        "blocked_certified_ratio": _ratio(cost, blocked),
         "blocking": _blocking(plan, metas),
         "withheld_columns": first.get("withheld_columns", []),
         "diversity": first.get("diversity"),
         "seconds": round(time.perf_counter() - plan.start, 4),
     }
+
+
+def _ratio(cost: float, bound: float | None) -> float | None:
+    if bound is None:
+        return None
+    if bound <= 0:
+        return 1.0 if cost <= 0 else None
+    return cost / bound
 
 
 def _blocking(plan: _Plan, metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,200 @@
+"""Blockwise anonymization at scale (issue 15's goals), on census-like records from
+``incrowd.datasets.make_census``, k = 5, with two sets of 8 quasi-identifiers:
+
+- ``adult``: age, sex, race, marital-status, education, native-country, workclass,
+  occupation. Resampled from Adult's 30,162 records, a million rows hold few combinations
+  that are not already repeated k times: the loss is near 0 at any blocking, and the
+  figures show speed and certificates more than loss;
+- ``zip``: native-country replaced by the zip code (33,774 values, a hierarchy of its
+  leading digits): every record is nearly unique, as in real registers, and the loss is
+  real.
+
+| work | goal |
+|---|---|
+| 10,000,000 records, LocalCluster-like cluster of 2 workers | ≤ 15 min, ≤ 4 GB per worker |
+| 1,000,000 records: blocked vs unblocked | loss within 2 % of unblocked |
+| speed-up from 1 to 2 workers on 1,000,000 records | ≥ 1.7× |
+
+The cluster is a ``dask scheduler`` and ``dask worker --nworkers N --nthreads 1`` started as
+separate processes (so that each worker's peak memory can be read at the end); the release
+is written with :func:`incrowd.distributed.write_blocks` to a Parquet dataset and then read
+back by :func:`incrowd.verify`. NCP is the metadata's figure: every block is scored against
+the whole table's domain, so it is the whole release's NCP (``ncp-definition.md``), and the
+loss comparison scores the unblocked release the same way. Writes
+``benchmarks/results/blockwise.json``.
+
+    python benchmarks/blockwise.py [loss] [speedup] [scale] [--rows N] [--block-size B]
+        [--qis adult|zip] [--method forest|mdav|...]
+
+The figures quoted in the README and the closing notes come from::
+
+    python benchmarks/blockwise.py loss speedup scale
+    python benchmarks/blockwise.py loss --qis zip --rows 200000 --block-size 50000
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _results import RESULTS, save, table
+
+import incrowd
+from incrowd.datasets import make_census
+from incrowd.distributed import write_blocks
+
+BASE = ["age", "sex", "race", "marital-status", "education", "workclass", "occupation"]
+QI_SETS = {"adult": [*BASE, "native-country"], "zip": [*BASE, "zip"]}
+K = 5
+
+
+def census(n: int, qis: str, seed: int = 1) -> tuple:
+    frame, schema = make_census(n, random_state=seed)
+    names = QI_SETS[qis]
+    metrics = {q: schema.quasi_identifiers[q] for q in names}
+    return frame, incrowd.Schema(metrics, sensitive=["income"])
+
+
+@contextlib.contextmanager
+def cluster(workers: int):
+    """A scheduler and ``workers`` single-threaded workers, as separate processes."""
+    dask = Path(sys.executable).with_name("dask")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, INCROWD_THREADS="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    quiet = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
+                               str(port), "--no-dashboard"], **quiet)]  # fmt: skip
+    try:
+        time.sleep(1.0)
+        procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers", str(workers),
+                                       "--nthreads", "1", "--no-dashboard"], **quiet))  # fmt: skip
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def worker_peaks(address: str) -> list[float]:
+    """Peak resident memory of each worker process, GB."""
+    from distributed import Client
+
+    def peak() -> int:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    with Client(address, timeout=60) as client:
+        return sorted(round(v / 2**20, 2) for v in client.run(peak).values())
+
+
+def blocked_run(frame, schema, workers: int, block_size: int, folder: Path, method: str) -> dict:
+    out = folder / "release.parquet"
+    with cluster(workers) as address:
+        start = time.perf_counter()
+        written = write_blocks(frame, schema, K, out, block_size=block_size, method=method,
+                               scheduler=address, seed=1)  # fmt: skip
+        seconds = time.perf_counter() - start
+        peaks = worker_peaks(address)
+    start = time.perf_counter()
+    report = incrowd.verify(out, schema.qi_names, K)
+    verify_seconds = time.perf_counter() - start
+    meta = written.metadata
+    shutil.rmtree(out)
+    return {"rows": len(frame), "workers": workers, "block_size": block_size,
+            "blocks": meta["blocking"]["n_blocks"], "seconds": round(seconds, 1),
+            "ncp": round(meta["loss"]["ncp"], 5), "verified": report.ok,
+            "verify_seconds": round(verify_seconds, 1), "worker_peak_gb": peaks,
+            "certified_ratio": _round(meta["certified_ratio"]),
+            "blocked_certified_ratio": _round(meta["blocked_certified_ratio"]),
+            "k_achieved": meta["k_achieved"]}  # fmt: skip
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def loss(rows: int, block_size: int, folder: Path, qis: str, method: str) -> list[dict]:
+    frame, schema = census(rows, qis)
+    incrowd.anonymize(frame.iloc[:5_000], schema, K, method=method, seed=1)  # warm-up
+    start = time.perf_counter()
+    whole = incrowd.anonymize(frame, schema, K, method=method, seed=1)
+    seconds = time.perf_counter() - start
+    blocked = blocked_run(frame, schema, 2, block_size, folder, method)
+    base = whole.metadata["loss"]["ncp"]
+    tag = f"{rows:,} records ({qis} QIs, {method})"
+    return [
+        {"work": f"{tag} unblocked (one process)", "seconds": round(seconds, 1),
+         "ncp": round(base, 5), "certified_ratio": _round(whole.metadata["certified_ratio"])},
+        {"work": f"{tag} in {blocked['blocks']} blocks of ≤ {block_size:,}",
+         **blocked, "ncp_vs_unblocked": f"{100 * (blocked['ncp'] / base - 1):+.2f} %"},
+    ]  # fmt: skip
+
+
+def speedup(rows: int, block_size: int, folder: Path, qis: str, method: str) -> list[dict]:
+    frame, schema = census(rows, qis)
+    one = blocked_run(frame, schema, 1, block_size, folder, method)
+    two = blocked_run(frame, schema, 2, block_size, folder, method)
+    two["speed_up"] = round(one["seconds"] / two["seconds"], 2)
+    tag = f"{rows:,} records ({qis} QIs, {method})"
+    return [{"work": f"{tag}, 1 worker", **one}, {"work": f"{tag}, 2 workers", **two}]
+
+
+def scale(rows: int, block_size: int, folder: Path, qis: str, method: str) -> list[dict]:
+    start = time.perf_counter()
+    frame, schema = census(rows, qis)
+    generated = time.perf_counter() - start
+    run = blocked_run(frame, schema, 2, block_size, folder, method)
+    run["generate_seconds"] = round(generated, 1)
+    run["driver_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
+    return [{"work": f"{rows:,} records ({qis} QIs, {method}), 2 workers", **run}]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("parts", nargs="*", default=["loss", "speedup", "scale"])
+    parser.add_argument("--rows", type=int, default=None)
+    parser.add_argument("--block-size", type=int, default=None)
+    parser.add_argument("--qis", choices=sorted(QI_SETS), default="adult")
+    parser.add_argument("--method", default="forest")
+    args = parser.parse_args()
+    defaults = {"loss": (1_000_000, 250_000), "speedup": (1_000_000, 100_000),
+                "scale": (10_000_000, 100_000)}  # fmt: skip
+    path = RESULTS / "blockwise.json"
+    done = {r["part"] + r["work"]: r for r in json.loads(path.read_text())} if path.exists() else {}
+    for part in args.parts:
+        rows, block = defaults[part]
+        rows, block = args.rows or rows, args.block_size or block
+        with tempfile.TemporaryDirectory() as folder:
+            results = globals()[part](rows, block, Path(folder), args.qis, args.method)
+        for r in results:
+            done[part + r["work"]] = {"part": part, **r}
+            print(json.dumps(r), flush=True)
+    out = list(done.values())
+    save("blockwise", out)
+    print(table(["part", "work", "seconds", "ncp", "blocks", "worker peak GB"],
+                [[r["part"], r["work"], r["seconds"], r["ncp"], r.get("blocks", 1),
+                  r.get("worker_peak_gb", "")] for r in out]))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
