@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from .diversity import Diversity, published_figures
 from .errors import InputError, PrivacyViolation
 from .release import Release, read_release
 from .release.centers import COUNT
-from .release.files import changed_files
+from .release.files import changed_files, read_release_parts
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity"]
 
@@ -74,22 +75,6 @@ def verify(
     Raises :class:`~incrowd.InputError` for a usage error (a quasi-identifier the table
     does not have, a k below 1); a release that fails a check is reported, not raised.
     """
-    problems: list[str] = []
-    changed = ""
-    if isinstance(release, Release):
-        table, meta = release.table, dict(metadata or release.metadata)
-    elif isinstance(release, pd.DataFrame):
-        table, meta = release, dict(metadata or {})
-    else:
-        files = read_release(release, sep=sep)
-        table, meta = files.table, dict(metadata or files.metadata or {})
-        altered = changed_files(meta, files.sha256)
-        if altered:
-            which = "" if altered == ["the table"] else f" ({', '.join(altered)})"
-            changed = (
-                f"{release} is not the table its metadata describes (SHA-256 differs{which}): "
-                "it was changed after the release was written"
-            )
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k must be a positive integer, got {k!r}"
         raise InputError(msg)
@@ -97,49 +82,117 @@ def verify(
     if not qi:
         msg = "no quasi-identifiers given to check"
         raise InputError(msg)
-    missing = [c for c in qi if c not in table.columns]
-    if missing:
-        msg = (
-            f"the published table has no column {missing[0]!r}; its columns are: "
-            f"{', '.join(map(str, table.columns))}"
-        )
-        raise InputError(msg)
-    form = str(meta.get("release") or ("centers" if COUNT in table.columns else "records"))
-    leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
-    if leaked:
-        problems.append(f"column {leaked[0]!r} should have been withheld but is published")
+    constrained = diversity is not None and diversity.active
+    if isinstance(release, Release):
+        table, meta, altered = release.table, dict(metadata or release.metadata), []
+    elif isinstance(release, pd.DataFrame):
+        table, meta, altered = release, dict(metadata or {}), []
+    elif Path(release).is_dir() and not constrained:  # a dataset, one part at a time
+        files = read_release_parts(release)
+        meta = dict(metadata or files.metadata or {})
+        checked = _check_parts(files.parts, qi, int(k), meta)
+        return _finish(checked, meta, changed_files(meta, files.sha256), release)
+    else:
+        files = read_release(release, sep=sep)
+        table, meta = files.table, dict(metadata or files.metadata or {})
+        altered = changed_files(meta, files.sha256)
+    checked = _check_parts([table], qi, int(k), meta)
+    extra = []
+    if constrained and checked.n_rows and checked.sizes is not None:
+        assert diversity is not None
+        extra = _check_diversity(table, qi, diversity, sensitive, meta, checked.form)
+    return _finish(checked, meta, altered, release, extra)
 
-    if form == "centers":
-        counts = pd.to_numeric(table[COUNT], errors="coerce") if COUNT in table else None
-        if counts is None or counts.isna().any() or (counts < 0).any() or (counts % 1 != 0).any():
-            problems.append("a centers release needs a non-negative integer 'count' column")
-            return VerificationReport(int(k), 0, len(table), 0, 0, form, tuple(problems))
-        weights = counts.astype(np.int64)
-        problems += _check_multisets(table, weights, meta.get("sensitive", []))
+
+@dataclass
+class _Checked:
+    k: int
+    form: str
+    n_rows: int = 0
+    n_records: int = 0
+    sizes: pd.Series | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _check_parts(
+    parts: Iterable[pd.DataFrame], qi: list[str], k: int, meta: Mapping[str, Any]
+) -> _Checked:
+    """k-anonymity over the union of ``parts`` (read one by one): groups of identical
+    published quasi-identifiers are counted per part, then across parts."""
+    checked = _Checked(k, str(meta.get("release") or ""))
+    counted: list[pd.Series] = []
+    for table in parts:
+        missing = [c for c in qi if c not in table.columns]
+        if missing:
+            msg = (
+                f"the published table has no column {missing[0]!r}; its columns are: "
+                f"{', '.join(map(str, table.columns))}"
+            )
+            raise InputError(msg)
+        if not checked.form:
+            checked.form = "centers" if COUNT in table.columns else "records"
+        if not checked.n_rows:
+            leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
+            if leaked:
+                checked.problems.append(
+                    f"column {leaked[0]!r} should have been withheld but is published"
+                )
+        checked.n_rows += len(table)
+        if checked.form == "centers":
+            counts = pd.to_numeric(table[COUNT], errors="coerce") if COUNT in table else None
+            if counts is None or counts.isna().any() or (counts < 0).any() or (
+                    counts % 1 != 0).any():  # fmt: skip
+                checked.problems.append(
+                    "a centers release needs a non-negative integer 'count' column"
+                )
+                checked.sizes = None
+                return checked
+            weights = counts.astype(np.int64)
+            checked.problems += _check_multisets(table, weights, meta.get("sensitive", []))
+        else:
+            weights = pd.Series(np.ones(len(table), dtype=np.int64), index=table.index)
+        checked.n_records += int(weights.sum())
+        if len(table):
+            keys = table[qi].astype(str)
+            counted.append(weights.groupby([keys[c] for c in qi], dropna=False, sort=False).sum())
+    if len(counted) > 1:
+        levels = list(range(len(qi)))
+        sizes = pd.concat(counted).groupby(level=levels, dropna=False, sort=False).sum()
     else:
-        weights = pd.Series(np.ones(len(table), dtype=np.int64), index=table.index)
-    n_records = int(weights.sum())
-    if len(table):
-        keys = table[qi].astype(str)
-        sizes = weights.groupby([keys[c] for c in qi], dropna=False, sort=False).sum()
-        sizes = sizes[sizes > 0]
-    else:
-        sizes = pd.Series(dtype=np.int64)
+        sizes = counted[0] if counted else pd.Series(dtype=np.int64)
+    checked.sizes = sizes[sizes > 0]
+    return checked
+
+
+def _finish(
+    checked: _Checked,
+    meta: Mapping[str, Any],
+    altered: list[str],
+    release: object,
+    extra: Sequence[str] = (),
+) -> VerificationReport:
+    problems = checked.problems
+    sizes = checked.sizes if checked.sizes is not None else pd.Series(dtype=np.int64)
+    if checked.sizes is None:  # no usable counts
+        return VerificationReport(checked.k, 0, checked.n_rows, 0, 0, checked.form,
+                                  tuple(problems))  # fmt: skip
     k_achieved = int(sizes.min()) if len(sizes) else 0
-    small = int((sizes < k).sum())
+    small = int((sizes < checked.k).sum())
     if small:
         problems.append(
-            f"{small} group(s) of identical quasi-identifiers have fewer than k={k} records "
-            f"(smallest has {k_achieved})"
+            f"{small} group(s) of identical quasi-identifiers have fewer than k={checked.k} "
+            f"records (smallest has {k_achieved})"
         )
-    problems += _reconcile(meta, n_records)
-    if diversity is not None and diversity.active and len(table):
-        problems += _check_diversity(table, qi, diversity, sensitive, meta, form)
-    if changed:
-        problems.append(changed)
-    return VerificationReport(
-        int(k), k_achieved, len(table), n_records, len(sizes), form, tuple(problems)
-    )
+    problems += _reconcile(meta, checked.n_records)
+    problems += extra
+    if altered:
+        which = "" if altered == ["the table"] else f" ({', '.join(altered)})"
+        problems.append(
+            f"{release} is not the table its metadata describes (SHA-256 differs{which}): "
+            "it was changed after the release was written"
+        )
+    return VerificationReport(checked.k, k_achieved, checked.n_rows, checked.n_records,
+                              len(sizes), checked.form, tuple(problems))  # fmt: skip
 
 
 def _check_diversity(

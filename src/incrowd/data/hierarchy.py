@@ -37,6 +37,19 @@ def factorize_keys(values: Sequence[object] | np.ndarray) -> tuple[np.ndarray, n
     return keys, inverse.ravel()[codes].astype(np.intp)
 
 
+def distinct_values(column: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, codes)``: a column's distinct values (an object array; a categorical's
+    categories, without touching its rows) and each row's position among them (-1: missing)."""
+    import pandas as pd
+
+    series = column if isinstance(column, pd.Series) else pd.Series(column)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return (np.asarray(series.cat.categories, dtype=object),
+                series.cat.codes.to_numpy().astype(np.intp))  # fmt: skip
+    codes, uniques = pd.factorize(series)
+    return np.asarray(uniques, dtype=object), codes.astype(np.intp)
+
+
 def value_key(value: object) -> str:
     """The string under which a data value is looked up in a hierarchy.
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, SchemaError
-from .hierarchy import Hierarchy, factorize_keys
+from .hierarchy import Hierarchy, distinct_values, factorize_keys
 
 __all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
 
@@ -214,7 +214,9 @@ class Schema:
                 domain: Any = (float(np.nanmin(values)), float(np.nanmax(values))) if (
                     len(values) and not np.isnan(values).all()) else None  # fmt: skip
             else:
-                domain = tuple(factorize_keys(column.to_numpy())[0]) if len(column) else None
+                values, codes = distinct_values(column)
+                present = values[np.unique(codes[codes >= 0])]
+                domain = tuple(factorize_keys(present)[0]) if present.size else None
             metrics[name] = replace(metric, domain=domain)
         return Schema(metrics, sensitive=self.sensitive, insensitive=self.insensitive,
                       identifiers=self.identifiers)  # fmt: skip

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data.hierarchy import distinct_values
 from ..data.schema import Hierarchical, Numeric, Schema, parse_numbers
 from ..errors import InfeasibleError, InputError, ParameterError
 
@@ -29,96 +30,105 @@ class Cut:
 
 @dataclass(frozen=True)
 class _CutKeys:
-    """Per quasi-identifier: a sortable number per row, what separating two adjacent values
-    costs a crowd that would have held both (its cost of spanning them), and the data value
-    of each key."""
+    """Per quasi-identifier: each row's rank among the attribute's sortable keys (a small
+    integer, so a part's values are counted in linear time), what separating two adjacent
+    keys costs a crowd that would have held both (its cost of spanning them), and the data
+    value of each key."""
 
-    keys: np.ndarray  # (n, attributes) float64
+    ranks: tuple[np.ndarray, ...]  # per attribute: int32 rank of each row
+    points: tuple[np.ndarray, ...]  # per attribute: the key of each rank (ascending)
     kinds: tuple[str, ...]  # "numeric" | "labels" | "tree"
     spans: tuple[float, ...]  # numeric: the domain's width
     trees: tuple[np.ndarray | None, ...]  # tree: leaf codes per level, in rank order
-    values: tuple[np.ndarray | None, ...]  # labels / tree: the data value of each key
+    values: tuple[np.ndarray | None, ...]  # labels / tree: the data value of each rank
     names: tuple[str, ...]
 
     def separation(self, j: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Cost of a crowd holding the adjacent key values ``a < b`` of attribute ``j``."""
+        """Cost of a crowd holding the adjacent ranks ``a < b`` of attribute ``j``."""
         if self.kinds[j] == "numeric":
-            return (b - a) / self.spans[j] if self.spans[j] > 0 else np.zeros(a.size)
+            gap = self.points[j][b] - self.points[j][a]
+            return gap / self.spans[j] if self.spans[j] > 0 else np.zeros(a.size)
         tree = self.trees[j]
         if tree is None:
             return np.ones(a.size)
-        ta, tb = tree[a.astype(np.intp)], tree[b.astype(np.intp)]
-        meet = np.argmax(ta == tb, axis=1)  # the lowest level where the two leaves meet
+        meet = np.argmax(tree[a] == tree[b], axis=1)  # the lowest level where leaves meet
         return meet / max(tree.shape[1] - 1, 1)
 
-    def value(self, j: int, key: float) -> object:
-        """The data value of key ``key`` of attribute ``j``."""
+    def value(self, j: int, rank: int) -> object:
+        """The data value of rank ``rank`` of attribute ``j``."""
         values = self.values[j]
-        return key if values is None else values[int(key)]
+        return float(self.points[j][rank]) if values is None else values[rank]
 
 
 def _cut_keys(table: pd.DataFrame, schema: Schema) -> _CutKeys:
-    keys, kinds, spans, trees, values = [], [], [], [], []
+    ranks, points, kinds, spans, trees, values = [], [], [], [], [], []
     for name, metric in schema.quasi_identifiers.items():
         column = table[name]
-        tree, value = None, None
+        tree, value, span = None, None, 0.0
         if isinstance(metric, Hierarchical):  # the leaf's place in the tree: siblings adjacent
             codes = metric.hierarchy.codes  # (values, levels)
             order = np.lexsort(codes.T)
-            rank = np.empty(codes.shape[0], dtype=np.float64)
-            rank[order] = np.arange(codes.shape[0])
-            keys.append(rank[metric.hierarchy.encode(column.to_numpy(), name)[:, 0]])
+            place = np.empty(codes.shape[0], dtype=np.int32)
+            place[order] = np.arange(codes.shape[0], dtype=np.int32)
+            distinct, codes_of = distinct_values(column)
+            rank = place[metric.hierarchy.encode(distinct, name)[:, 0]][codes_of]
+            point = np.arange(codes.shape[0], dtype=np.float64)
             kind, tree = "tree", codes[order]
             value = np.asarray(metric.hierarchy.values, dtype=object)[order]
         elif isinstance(metric, Numeric):
-            keys.append(parse_numbers(column))
+            point, inverse = np.unique(parse_numbers(column), return_inverse=True)
+            rank = inverse.ravel().astype(np.int32)
             kind = "numeric"
+            lo, hi = metric.domain or ((point[0], point[-1]) if point.size else (0.0, 0.0))
+            span = float(hi - lo)
         else:
             text = column if isinstance(column.dtype, pd.CategoricalDtype) else column.astype(str)
             codes, uniques = pd.factorize(text, sort=True)
-            keys.append(codes.astype(np.float64))
+            rank = codes.astype(np.int32)
+            point = np.arange(len(uniques), dtype=np.float64)
             kind, value = "labels", np.asarray(uniques, dtype=object)
+        ranks.append(np.ascontiguousarray(rank))
+        points.append(point)
         kinds.append(kind)
+        spans.append(span)
         trees.append(tree)
         values.append(value)
-        lo_hi = metric.domain if isinstance(metric, Numeric) else None
-        width = float(np.ptp(keys[-1])) if keys[-1].size else 0.0
-        spans.append(float(lo_hi[1] - lo_hi[0]) if lo_hi else width)
-    return _CutKeys(np.column_stack(keys), tuple(kinds), tuple(spans), tuple(trees),
+    return _CutKeys(tuple(ranks), tuple(points), tuple(kinds), tuple(spans), tuple(trees),
                     tuple(values), schema.qi_names)  # fmt: skip
 
 
 def _best_cut(
     cut: _CutKeys, part: np.ndarray, floor: int
-) -> tuple[np.ndarray, np.ndarray, int, float, float] | None:
+) -> tuple[np.ndarray, np.ndarray, int, int, int] | None:
     """The two sides of the cut of ``part`` that separates the most dissimilar adjacent
     values (crowds rarely span those, so blocking there costs little), among cuts that leave
     at least ``floor`` and ``MIN_BALANCE`` of the part on each side; ties go to the most
-    balanced. Also the attribute and the two values either side of the cut. None when no
-    cut qualifies."""
+    balanced. Also the attribute and the ranks either side of the cut. None when no cut
+    qualifies."""
     size = part.size
     least = max(floor, int(np.ceil(MIN_BALANCE * size)))
-    best: tuple[float, float, int, float, float] | None = None
-    for j in range(cut.keys.shape[1]):
-        values, counts = np.unique(cut.keys[part, j], return_counts=True)
-        if values.size < 2:
+    best: tuple[float, float, int, int, int] | None = None
+    for j, ranks in enumerate(cut.ranks):
+        counts = np.bincount(ranks[part], minlength=cut.points[j].size)
+        present = np.flatnonzero(counts)
+        if present.size < 2:
             continue
-        left = np.cumsum(counts)[:-1]
+        left = np.cumsum(counts[present])[:-1]
         ok = (left >= least) & (size - left >= least)
         if not ok.any():
             continue
         at = np.flatnonzero(ok)
-        sep = cut.separation(j, values[at], values[at + 1])
+        sep = cut.separation(j, present[at], present[at + 1])
         balance = np.minimum(left[at], size - left[at]) / size
         i = int(np.lexsort((balance, sep))[-1])
         score = (float(sep[i]), float(balance[i]))
         if best is None or score > best[:2]:
-            best = (*score, j, float(values[at[i]]), float(values[at[i] + 1]))
+            best = (*score, j, int(present[at[i]]), int(present[at[i] + 1]))
     if best is None:
         return None
-    _, _, j, below_value, above_value = best
-    below = cut.keys[part, j] <= below_value
-    return part[below], part[~below], j, below_value, above_value
+    _, _, j, below_rank, above_rank = best
+    below = cut.ranks[j][part] <= below_rank
+    return part[below], part[~below], j, below_rank, above_rank
 
 
 def _cuts(

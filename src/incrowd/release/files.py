@@ -23,8 +23,8 @@ import io
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -40,6 +40,7 @@ __all__ = [
     "FormulaPolicy",
     "Hashing",
     "ReleaseFiles",
+    "ReleaseParts",
     "TABLE_SUFFIXES",
     "changed_files",
     "check_release_path",
@@ -50,6 +51,7 @@ __all__ = [
     "metadata_json",
     "metadata_path",
     "read_release",
+    "read_release_parts",
     "refusal",
     "release_parts",
     "unescape_formulas",
@@ -272,14 +274,41 @@ def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> Rel
     table_path, meta_path = resolve([target, metadata_path(target)])
     meta = _read_metadata(meta_path)
     if table_path.is_dir():
-        parts = release_parts(table_path, meta)
-        table = pd.concat([read_table(p, form="parquet") for p in parts], ignore_index=True)
-        return ReleaseFiles(table, meta, {p.name: file_sha256(p) for p in parts})
+        parts = ReleaseParts(meta, release_parts(table_path, meta))
+        return ReleaseFiles(pd.concat(list(parts.parts), ignore_index=True), meta, parts.sha256)
     parquet = is_parquet(target)
     table = read_table(table_path, sep=sep, form="parquet" if parquet else "csv")
     if not parquet:
         table = unescape_formulas(table)
     return ReleaseFiles(table, meta, file_sha256(table_path))
+
+
+@dataclass
+class ReleaseParts:
+    """A Parquet dataset release to read one part at a time: its metadata, its part files,
+    and the SHA-256 of each part read so far."""
+
+    metadata: dict[str, Any] | None
+    paths: list[Path]
+    sha256: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def parts(self) -> Iterator[pd.DataFrame]:
+        """Each part's table, in order (hashing each file as it is read)."""
+        for path in self.paths:
+            self.sha256[path.name] = file_sha256(path)
+            yield read_table(path, form="parquet")
+
+
+def read_release_parts(path: str | os.PathLike[str]) -> ReleaseParts:
+    """A dataset release (a directory written blockwise), to read part by part."""
+    target = Path(path)
+    if not (target.is_dir() and is_parquet(target)):
+        msg = f"not a Parquet dataset release: {target}"
+        raise InputError(msg)
+    table_path, meta_path = resolve([target, metadata_path(target)])
+    meta = _read_metadata(meta_path)
+    return ReleaseParts(meta, release_parts(table_path, meta))
 
 
 def release_parts(folder: Path, meta: Mapping[str, Any] | None) -> list[Path]:
