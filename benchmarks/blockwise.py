@@ -35,14 +35,9 @@ The figures quoted in the README and the closing notes come from::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import resource
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +47,7 @@ from _results import RESULTS, save, table
 import incrowd
 from incrowd.datasets import make_census
 from incrowd.distributed import write_blocks
+from incrowd.testing import dask_cluster
 
 BASE = ["age", "sex", "race", "marital-status", "education", "workclass", "occupation"]
 QI_SETS = {"adult": [*BASE, "native-country"], "zip": [*BASE, "zip"]}
@@ -63,37 +59,6 @@ def census(n: int, qis: str, seed: int = 1) -> tuple:
     names = QI_SETS[qis]
     metrics = {q: schema.quasi_identifiers[q] for q in names}
     return frame, incrowd.Schema(metrics, sensitive=["income"])
-
-
-@contextlib.contextmanager
-def cluster(workers: int):
-    """A scheduler and ``workers`` single-threaded workers, as separate processes."""
-    dask = Path(sys.executable).with_name("dask")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    env = dict(os.environ, INCROWD_THREADS="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    quiet = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
-                               str(port), "--no-dashboard"], **quiet)]  # fmt: skip
-    try:
-        time.sleep(1.0)
-        procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers", str(workers),
-                                       "--nthreads", "1", "--no-dashboard"], **quiet))  # fmt: skip
-        from distributed import Client
-
-        with Client(address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
-        yield address
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
 
 
 def worker_peaks(address: str) -> list[float]:
@@ -109,7 +74,7 @@ def worker_peaks(address: str) -> list[float]:
 
 def blocked_run(frame, schema, workers: int, block_size: int, folder: Path, method: str) -> dict:
     out = folder / "release.parquet"
-    with cluster(workers) as address:
+    with dask_cluster(workers) as address:
         start = time.perf_counter()
         written = write_blocks(frame, schema, K, out, block_size=block_size, method=method,
                                scheduler=address, seed=1)  # fmt: skip

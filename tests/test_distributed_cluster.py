@@ -4,13 +4,10 @@ and a worker killed in the middle of a run."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ from incrowd import verify  # noqa: E402
 from incrowd.cli import run  # noqa: E402
 from incrowd.datasets import make_census  # noqa: E402
 from incrowd.distributed import write_blocks  # noqa: E402
+from incrowd.testing import dask_cluster  # noqa: E402
 
 DASK = Path(sys.executable).with_name("dask")
 QI = ["age", "sex", "race", "zip"]
@@ -32,44 +30,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_for_workers(address: str, count: int, timeout: float = 60.0) -> None:
-    from distributed import Client
-
-    with Client(address, timeout=timeout) as client:
-        client.wait_for_workers(count, timeout=timeout)
-
-
-@contextlib.contextmanager
-def _cluster():
-    """A scheduler and two workers (each under its nanny), as separate processes."""
-    if not DASK.exists():
-        pytest.skip(f"no dask command beside {sys.executable}")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = dict(os.environ, INCROWD_THREADS="1")
-    common = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port",
-                               str(port), "--no-dashboard"], **common)]  # fmt: skip
-    try:
-        time.sleep(1.0)
-        for _ in range(2):
-            procs.append(subprocess.Popen([str(DASK), "worker", address, "--nthreads", "1",
-                                           "--no-dashboard"], **common))  # fmt: skip
-        _wait_for_workers(address, 2)
-        yield address
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-
-
 @pytest.fixture(scope="module")
 def cluster():
-    with _cluster() as address:
+    if not DASK.exists():
+        pytest.skip(f"no dask command beside {sys.executable}")
+    with dask_cluster(2) as address:
         yield address
 
 
@@ -110,7 +75,7 @@ def test_a_worker_killed_during_the_run(tmp_path):
     table, schema = make_census(8_000, random_state=4)
     table = table[[*QI, "income"]]
     schema = schema.__class__({q: schema.quasi_identifiers[q] for q in QI}, sensitive=["income"])
-    with _cluster() as address:
+    with dask_cluster(2) as address:
         with Client(address) as client:
             pids = list(client.run(os.getpid).values())
         killed = []

@@ -8,12 +8,22 @@ records left out only where the method may), determinism, that the input is not 
 and — against the exact optimum of the estimator's own cost on tiny random tables of
 numeric, categorical and hierarchical attributes — that ``cost_`` is never below the
 optimum, that ``lower_bound_`` never exceeds it, and that the proven ratio holds.
+
+:func:`dask_cluster` starts a Dask cluster of separate processes on this machine, for the
+blockwise tests and benchmarks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -26,7 +36,15 @@ from .data.hierarchy import Hierarchy
 from .data.schema import Categorical, Hierarchical, Numeric, Schema
 from .data.space import MetricSpace
 
-__all__ = ["check_algorithm", "configured", "limits", "random_hierarchy", "random_table", "KINDS"]
+__all__ = [
+    "check_algorithm",
+    "configured",
+    "dask_cluster",
+    "limits",
+    "random_hierarchy",
+    "random_table",
+    "KINDS",
+]
 
 Kind = Literal["numeric", "categorical", "hierarchical", "mixed"]
 #: The kinds of random table every algorithm is checked on.
@@ -185,3 +203,41 @@ def random_table(
             columns[name] = [f"v{v}" for v in rng.integers(0, size, size=n)]
             metrics[name] = Hierarchical(hierarchy, weight=weight)
     return pd.DataFrame(columns), Schema(metrics)
+
+
+@contextlib.contextmanager
+def dask_cluster(workers: int = 2, *, timeout: float = 120.0) -> Iterator[str]:
+    """A ``dask scheduler`` and ``dask worker --nworkers N --nthreads 1`` (each worker under
+    its nanny, which restarts it if it dies), started as separate processes on localhost;
+    yields the scheduler's ``tcp://`` address and stops them all on exit. Needs the
+    ``dask`` command beside this Python (``incrowd[dask]``)."""
+    dask = Path(sys.executable).with_name("dask")
+    if not dask.exists():
+        msg = f"no dask command beside {sys.executable}: pip install 'incrowd[dask]'"
+        raise RuntimeError(msg)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, INCROWD_THREADS="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    quiet = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
+                               str(port), "--no-dashboard"], **quiet)]  # fmt: skip
+    try:
+        time.sleep(1.0)
+        procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers",
+                                       str(workers), "--nthreads", "1", "--no-dashboard"],
+                                      **quiet))  # fmt: skip
+        from distributed import Client
+
+        with Client(address, timeout=timeout) as client:
+            client.wait_for_workers(workers, timeout=timeout)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -12,9 +12,8 @@ generalization. A blocking cut is the opposite: every crowd that would have span
 lost, so the cut goes where crowds rarely span — between the most dissimilar adjacent values
 (two sexes, two branches high in a hierarchy, a wide gap between numbers), among cuts that
 leave at least a quarter of the part on each side; ties go to the most balanced. Hierarchy
-leaves are ordered as in the tree, so that siblings stay together. On 200,000 census-like
-records in 11 blocks (``benchmarks/blockwise.py``) this keeps the loss within 0.2 % of the
-unblocked release, where median cuts on the widest attribute lost 110 %.
+leaves are ordered as in the tree, so that siblings stay together. ``benchmarks/blockwise.py``
+measures the loss against the unblocked release.
 
 Every block is coded, costed and scored against the whole table's domain
 (:meth:`Schema.with_domain`): a block's NCP is its share of the whole release's NCP, and its
