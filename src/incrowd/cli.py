@@ -56,7 +56,10 @@ def anonymize(
     k: Annotated[int | None, typer.Option("--k", help=f"Minimum crowd size. {REQUIRED}")] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help=f"Release (.csv, .parquet); metadata beside it. {REQUIRED}"),
+        typer.Option(
+            "--out",
+            help=f"Release (.csv, .parquet; blockwise: a dataset); JSON beside it. {REQUIRED}",
+        ),
     ] = None,
     sensitive: Annotated[ListOpt, typer.Option(help="Sensitive columns.")] = None,
     identifier: Annotated[ListOpt, typer.Option(help="Identifier columns (never output).")] = None,
@@ -285,7 +288,7 @@ def _files(specs: Iterable[str]) -> list[str]:
 
 @app.command()
 def verify(
-    release: Annotated[Path, typer.Argument(help="A written release (CSV or Parquet).")],
+    release: Annotated[Path, typer.Argument(help="A written release (CSV, Parquet, dataset).")],
     qi: QiOpt,
     k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
     sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
