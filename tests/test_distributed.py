@@ -296,3 +296,22 @@ def test_a_dataset_is_verified_part_by_part(census, tmp_path, monkeypatch):
     report = verify(written.path, schema.qi_names, 5)
     assert any("fewer than k=5" in p for p in report.problems)
     assert any(parts[0].name in p for p in report.problems)
+
+
+def test_a_killed_run_leaves_only_a_hidden_directory_that_the_next_run_removes(census, tmp_path):
+    """A driver killed mid-run leaves its staging directory (named with its process id); the
+    next write to the same target removes it, since that process is no longer alive."""
+    import subprocess
+    import sys
+
+    table, schema = census
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process id that is no longer alive
+    stale = tmp_path / f".r.parquet.incrowd-{gone.pid}-0badf00d.tmp"
+    stale.mkdir()
+    (stale / "part-00001.parquet").write_bytes(b"half a block")
+    assert not (tmp_path / "r.parquet").exists()  # nothing at the destination
+    written = _write(table, schema, tmp_path / "r.parquet")
+    assert not stale.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.parquet"]
+    assert verify(written.path, schema.qi_names, 5).ok
