@@ -60,7 +60,7 @@ from ..pipeline import anonymize
 from ..privacy import verify
 from ..release import Release
 from ..release.centers import COUNT
-from ..release.files import FormulaPolicy
+from ..release.files import FormulaPolicy, check_release_target
 from ._bound import global_bound_part
 from ._cut import Cut, cut_blocks, plan_blocks
 
@@ -181,14 +181,14 @@ def write_blocks(
     """
     from ._sink import BlockSink
 
+    check_release_target(out, protect, directory=True)  # before any work is done
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
     if len(plan.blocks) == 1:  # the single-machine release, byte for byte
-        sink.discard()
         [(_, result)] = list(_run(plan, options, workers, on_block))
         release = _combine(plan, [result])
         paths = release.write(out, sep, formulas=formulas, protect=protect)
         return WrittenRelease(paths[0], paths[1], dict(release.metadata))
+    sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
     try:
         metas: dict[int, dict[str, Any]] = {}
         bounds: dict[int, float | None] = {}

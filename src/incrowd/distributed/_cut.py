@@ -20,10 +20,9 @@ MIN_BALANCE = 0.25
 
 @dataclass(frozen=True)
 class Cut:
-    """One cut on a block's way down: attribute ``column`` (``attribute``-th QI) separates
-    the block from the records beyond it; ``across`` is the nearest value on the far side."""
+    """One cut on a block's way down: attribute ``column`` separates the block from the
+    records beyond it; ``across`` is the nearest value on the far side."""
 
-    attribute: int
     column: str
     across: object
 
@@ -145,8 +144,8 @@ def _cuts(
             continue
         low, high, j, a, b = found
         name = cut.names[j]
-        stack.append((low, (*path, Cut(j, name, cut.value(j, b)))))
-        stack.append((high, (*path, Cut(j, name, cut.value(j, a)))))
+        stack.append((low, (*path, Cut(name, cut.value(j, b)))))
+        stack.append((high, (*path, Cut(name, cut.value(j, a)))))
     return out
 
 
