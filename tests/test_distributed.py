@@ -7,6 +7,8 @@ the whole table's optimum."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,6 +95,8 @@ def test_bad_blocking_is_a_clear_error(census, tmp_path):
     assert run([*base, "--blocks", "1", "--out", str(one)]) == 0
     assert run([*base, "--out", str(alone)]) == 0
     assert one.read_bytes() == alone.read_bytes()  # --blocks 1: byte for byte
+    assert run([*base, "--spill", "sometimes", "--out", str(tmp_path / "no.csv")]) == 2
+    assert not (tmp_path / "no.csv").exists()
 
 
 @pytest.mark.parametrize("scheduler", ["sync", "local"])
@@ -315,3 +319,101 @@ def test_a_killed_run_leaves_only_a_hidden_directory_that_the_next_run_removes(c
     assert not stale.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.parquet"]
     assert verify(written.path, schema.qi_names, 5).ok
+
+
+# --------------------------------------------------------------------------- larger than memory
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Spill in chunks of 700 rows, so that every block is pieced from several chunks."""
+    import incrowd.distributed._source as source
+
+    monkeypatch.setattr(source, "MIN_CHUNK_ROWS", 700)
+    monkeypatch.setattr(source, "CHUNK_BYTES", 1)
+
+
+@pytest.mark.parametrize("form", ["r.csv", "r.parquet"])
+@pytest.mark.parametrize("given", ["in.csv", "in.parquet"])
+def test_a_spilled_file_gives_the_release_read_whole(census, tmp_path, small_chunks, form, given):
+    """A table file streamed into its blocks on disk gives, byte for byte, the release of the
+    same file read whole; the driver reads only the quasi-identifiers whole, and the spill
+    directory is gone afterwards."""
+    from incrowd.data.io import TableFile
+
+    table, schema = census
+    source = tmp_path / given
+    if given.endswith(".csv"):
+        table.to_csv(source, index=False)
+    else:
+        table.astype({"age": "int64"}).to_parquet(source)
+    read = []
+
+    class Spy(TableFile):
+        def read(self, columns):
+            read.append(list(columns))
+            return super().read(columns)
+
+    whole = _write(TableFile(source), schema, tmp_path / "whole" / form, spill=False)
+    spilled = _write(Spy(source), schema, tmp_path / "spilled" / form, spill=True)
+    assert read == [list(schema.qi_names)]
+    assert spilled.metadata["blocking"]["n_blocks"] >= 3
+    for a, b in [(whole.path, spilled.path)] + (
+        list(zip(sorted(whole.path.iterdir()), sorted(spilled.path.iterdir()), strict=True))
+        if whole.path.is_dir() else []):  # fmt: skip
+        if a.is_file():
+            assert a.read_bytes() == b.read_bytes(), a.name
+    drop = ("seconds", "files", "table_sha256")
+    assert {k: v for k, v in whole.metadata.items() if k not in drop} == {
+        k: v for k, v in spilled.metadata.items() if k not in drop}  # fmt: skip
+    assert verify(spilled.path, schema.qi_names, 5).ok
+    assert sorted(p.name for p in (tmp_path / "spilled").iterdir()) == sorted(
+        [Path(form).name, "r.json"])  # fmt: skip
+
+
+def test_a_file_that_changes_while_spilled_is_refused(census, tmp_path, small_chunks):
+    from incrowd.data.io import TableFile
+
+    table, schema = census
+    source = tmp_path / "in.csv"
+    table.to_csv(source, index=False)
+
+    class Growing(TableFile):
+        def chunks(self, rows=1 << 20):
+            yield from super().chunks(rows)
+            yield table.iloc[:5].astype(str).astype("category")
+
+    with pytest.raises(InputError, match="changed while being read"):
+        _write(Growing(source), schema, tmp_path / "out" / "r.parquet", spill=True)
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+
+
+def test_the_command_line_spills_a_large_file(census, tmp_path, small_chunks, monkeypatch):
+    """From the command line a blocked run of a file larger than its share of the memory
+    available is spilled (as with ``--spill always``), and reads back verified."""
+    import incrowd.distributed as distributed
+
+    monkeypatch.setattr(distributed, "SPILL_SHARE", 0.0)
+    spilled = []
+    real = distributed.SpilledBlocks
+
+    def spy(*args, **kwargs):
+        spilled.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(distributed, "SpilledBlocks", spy)
+    table, _ = census
+    table.to_csv(tmp_path / "in.csv", index=False)
+    out = tmp_path / "r.parquet"
+    code = run(["anonymize", str(tmp_path / "in.csv"), "--qi", "age,sex,race,zip",
+                "--sensitive", "income", "--k", "5", "--out", str(out), "--scheduler", "sync",
+                "--block-size", "2000", "--method", "mdav", "--seed", "1"])  # fmt: skip
+    assert code == 0 and spilled == [True]
+    assert run(["verify", str(out), "--qi", "age,sex,race,zip", "--k", "5"]) == 0
+    monkeypatch.setattr(distributed, "SPILL_SHARE", 1e9)
+    again = tmp_path / "again.parquet"
+    code = run(["anonymize", str(tmp_path / "in.csv"), "--qi", "age,sex,race,zip",
+                "--sensitive", "income", "--k", "5", "--out", str(again), "--scheduler", "sync",
+                "--block-size", "2000", "--method", "mdav", "--seed", "1",
+                "--spill", "always"])  # fmt: skip
+    assert code == 0 and spilled == [True, True]
+    assert [p.read_bytes() for p in sorted(out.iterdir())] == [
+        p.read_bytes() for p in sorted(again.iterdir())]  # fmt: skip

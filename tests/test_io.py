@@ -102,3 +102,37 @@ def test_a_compact_read_keeps_every_text_and_costs_codes(tmp_path):
     back = read_table(tmp_path / "t.parquet", compact=True)
     assert isinstance(back["zip"].dtype, pd.CategoricalDtype)
     assert (back["zip"].astype(str) == frame["zip"].iloc[:1000]).all()
+
+
+@pytest.mark.parametrize("form", ["csv", "parquet", "dataset"])
+def test_a_table_file_reads_columns_and_chunks_alike(tmp_path, form):
+    """A TableFile reads named columns whole and every column chunk by chunk, giving the
+    same values as a compact read of the whole file; unknown columns are named."""
+    from incrowd.data.io import TableFile
+
+    frame = pd.DataFrame({"zip": ["02134", "10001", "", "99501"] * 250,
+                          "age": [str(a) for a in range(1000)],
+                          "note": ["x", "NA", "y", "z"] * 250})  # fmt: skip
+    path = tmp_path / ("t.csv" if form == "csv" else "t.parquet")
+    if form == "csv":
+        frame.to_csv(path, index=False)
+    elif form == "parquet":
+        frame.to_parquet(path)
+    else:
+        path.mkdir()
+        frame.iloc[:600].to_parquet(path / "part-1.parquet")
+        frame.iloc[600:].to_parquet(path / "part-2.parquet")
+    whole = read_table(path, compact=True)
+    table = TableFile(path)
+    assert table.columns == ["zip", "age", "note"]
+    two = table.read(["note", "zip"])
+    assert list(two.columns) == ["note", "zip"]
+    pd.testing.assert_frame_equal(two, whole[["note", "zip"]])
+    chunks = list(table.chunks(300))
+    assert len(chunks) >= 4 and sum(map(len, chunks)) == len(frame)
+    joined = pd.concat([c.astype(object) for c in chunks], ignore_index=True)
+    pd.testing.assert_frame_equal(joined, whole.astype(object))
+    with pytest.raises(InputError, match="no column named 'nope'"):
+        table.read(["zip", "nope"])
+    with pytest.raises(InputError, match="not found"):
+        TableFile(tmp_path / "absent.csv")

@@ -158,3 +158,13 @@ def test_a_label_with_as_many_values_as_records_fits_in_memory():
     A dense one-hot matrix alone would need 20,000 × 20,000 × 8 bytes = 3.2 GB."""
     done = subprocess.run([sys.executable, "-c", WIDE], capture_output=True, text=True)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_available_memory_is_at_most_the_machines():
+    from pathlib import Path
+
+    from incrowd._runtime import available_memory
+
+    total = next(int(x.split()[1]) * 1024 for x in Path("/proc/meminfo").read_text().splitlines()
+                 if x.startswith("MemTotal:"))  # fmt: skip
+    assert 0 < available_memory() <= total

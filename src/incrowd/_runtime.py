@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["available_cpus", "threads", "jit", "variant", "chunked", "chunks"]
+__all__ = ["available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks"]
 
 T = TypeVar("T")
 
@@ -61,6 +61,27 @@ def available_cpus() -> int:
     if quota is not None:
         count = min(count, max(1, int(quota)))
     return max(1, count)
+
+
+def available_memory() -> int:
+    """Bytes of memory this process may still take: the machine's available memory, capped
+    by the room left under a cgroup memory limit (a container's, not the host's)."""
+    free = None
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        lines = Path("/proc/meminfo").read_text().splitlines()
+        free = int(next(x for x in lines if x.startswith("MemAvailable:")).split()[1]) * 1024
+    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):  # fmt: skip
+        with contextlib.suppress(OSError, ValueError):
+            limit = Path(limit_file).read_text().strip()
+            if limit != "max" and int(limit) < (1 << 60):
+                room = int(limit) - int(Path(usage_file).read_text())
+                free = room if free is None else min(free, room)
+            break
+    if free is None:  # pragma: no cover - not Linux
+        free = 4 << 30
+    return max(free, 0)
 
 
 def threads() -> int:

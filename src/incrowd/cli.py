@@ -159,11 +159,18 @@ def anonymize(
         int | None, typer.Option(help="Number of blocks (instead of --block-size).")
     ] = None,
     block_by: Annotated[ListOpt, typer.Option(help="Block by these columns' values.")] = None,
+    spill: Annotated[
+        str | None,
+        typer.Option(
+            help="Blockwise: stream INPUT into blocks on disk (auto | always | never; "
+            "auto: when it is large against the memory available)."
+        ),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
     """Anonymize INPUT and write the release and its JSON metadata."""
-    from .data.io import check_sep, read_table
+    from .data.io import TableFile, check_sep, read_table
     from .job import build_schema, parse_weights, split_list
     from .pipeline import anonymize as run
     from .release import metadata_path
@@ -190,6 +197,7 @@ def anonymize(
             block_size=block_size,
             blocks=blocks,
             block_by=split_list(block_by),
+            spill=spill,
             weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
             seed=seed,
             sep=sep,
@@ -217,14 +225,18 @@ def anonymize(
             msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
             raise InputError(msg)
         check_sep(job.sep)
+        job.spilled  # noqa: B018 - checks the setting before any work is done
         if job.csv_formulas not in ("escape", "refuse"):
             msg = f"--csv-formulas must be 'escape' or 'refuse', got {job.csv_formulas!r}"
             raise InputError(msg)
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
         with progress(not quiet and err_console.is_terminal) as stage:
-            table = read_table(job.input, sep=job.sep, na_values=job.na_values,
-                               compact=job.blocked)  # fmt: skip
+            # blockwise, only the quasi-identifiers are read whole: the table may be larger
+            # than memory (incrowd.distributed)
+            table: Any = (TableFile(job.input, sep=job.sep, na_values=job.na_values)
+                          if job.blocked else
+                          read_table(job.input, sep=job.sep, na_values=job.na_values))  # fmt: skip
             schema = build_schema(job, table)
             options = {
                 "method": job.method,
@@ -245,6 +257,7 @@ def anonymize(
                     table, schema, job.k, job.out, protect=inputs, formulas=job.csv_formulas,
                     block_size=job.block_size, blocks=job.blocks, by=job.block_by,
                     scheduler=job.scheduler or "local", workers=job.workers,
+                    spill=job.spilled,
                     on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:

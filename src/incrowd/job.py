@@ -48,6 +48,7 @@ import pandas as pd
 
 from .data.columns import MissingPolicy
 from .data.hierarchy import Hierarchy
+from .data.io import TableFile
 from .data.schema import Schema, is_missing
 from .diversity import Diversity
 from .errors import HierarchyError, InputError, SchemaError
@@ -81,6 +82,7 @@ class Job:
     block_size: int | None = None
     blocks: int | None = None
     block_by: tuple[str, ...] = ()
+    spill: str = "auto"
     na_values: tuple[str, ...] = ()
     qi: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
@@ -158,7 +160,18 @@ class Job:
         """Whether the run is blockwise (any of the blocking settings given)."""
         return bool(
             self.scheduler or self.block_size or self.blocks or self.block_by or self.workers
-        )
+            or self.spill != "auto"
+        )  # fmt: skip
+
+    @property
+    def spilled(self) -> bool | None:
+        """Whether a blockwise run streams its input into blocks on disk (None: when the
+        file is large against the memory available)."""
+        choices = {"auto": None, "always": True, "never": False}
+        if self.spill not in choices:
+            msg = f"--spill must be auto, always or never, got {self.spill!r}"
+            raise InputError(msg)
+        return choices[self.spill]
 
     def merged(self, **overrides: Any) -> Job:
         """This job with the given settings replaced, where they are not None / empty."""
@@ -179,7 +192,7 @@ _KINDS: dict[str, type] = {
     "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
     "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
     "l": float, "l_kind": str, "c": float, "t": float, "t_kind": str,
-    "scheduler": str, "workers": int, "block_size": int, "blocks": int,
+    "scheduler": str, "workers": int, "block_size": int, "blocks": int, "spill": str,
 }  # fmt: skip
 
 
@@ -229,14 +242,18 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
     return Hierarchy.from_csv(spec)
 
 
-def build_schema(job: Job, table: pd.DataFrame) -> Schema:
-    """The schema a job describes, with hierarchies resolved against the table."""
+def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:
+    """The schema a job describes, with hierarchies resolved against the table (of a
+    :class:`TableFile`, only the quasi-identifiers are read)."""
     if not job.qi:
         msg = "no quasi-identifiers given (--qi a,b,c)"
         raise SchemaError(msg)
+    columns = list(source.columns)
+    known = [name for name in job.qi if name in columns]
+    table = source.read(known) if isinstance(source, TableFile) else source
     hierarchies = {}
     for name, spec in job.hierarchy.items():
-        if name not in table.columns:
+        if name not in columns:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
         if name not in job.qi:
@@ -252,6 +269,7 @@ def build_schema(job: Job, table: pd.DataFrame) -> Schema:
         hierarchies=hierarchies,
         categorical=job.categorical,
         numeric=job.numeric,
+        columns=columns,
     )
     return with_weights(schema, job.weights)
 

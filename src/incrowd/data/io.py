@@ -7,10 +7,11 @@ they were read — the 1990 census name list contains real names ``NA`` and ``NU
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -30,6 +31,7 @@ __all__ = [
     "dump_table",
     "parquet_parts",
     "read_parquet_file",
+    "TableFile",
 ]
 
 _SEPARATORS = ",;\t|"
@@ -82,20 +84,27 @@ def parquet_parts(folder: Path, names: Sequence[str] | None = None) -> list[Path
     return parts
 
 
-def read_parquet_file(path: Path, *, compact: bool = False) -> pd.DataFrame:
-    """One Parquet file as a DataFrame (text columns as categoricals when ``compact``); an
-    unreadable file is an :class:`InputError`."""
+def read_parquet_file(
+    path: Path, *, compact: bool = False, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """One Parquet file as a DataFrame (text columns as categoricals when ``compact``; only
+    ``columns`` when given); an unreadable file is an :class:`InputError`."""
     try:
         if not compact:
-            return pd.read_parquet(path)
+            return pd.read_parquet(path, columns=None if columns is None else list(columns))
         import pyarrow.parquet as pq
 
-        fields = pq.read_schema(path)
-        text = [f.name for f in fields if str(f.type) in ("string", "large_string")]
-        return pq.read_table(path, read_dictionary=text).to_pandas()
+        return pq.read_table(path, columns=None if columns is None else list(columns),
+                             read_dictionary=_text_fields(path)).to_pandas()  # fmt: skip
     except Exception as exc:  # pyarrow raises several unrelated types
         msg = f"{path}: cannot read as Parquet ({exc})"
         raise InputError(msg) from exc
+
+
+def _text_fields(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return [f.name for f in pq.read_schema(path) if str(f.type) in ("string", "large_string")]
 
 
 def read_table(
@@ -105,39 +114,31 @@ def read_table(
     na_values: Sequence[str] = (),
     form: Literal["csv", "parquet"] | None = None,
     compact: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Read a table from a CSV / Parquet path, or accept a pandas, polars or Arrow table.
 
     The format follows the suffix unless ``form`` says it. ``compact`` reads every CSV
     column and every Parquet text column as a pandas categorical (each distinct text once,
-    a small code per row: millions of rows in a fraction of the memory). Raises
-    :class:`InputError` for a missing file, an unreadable file, a bad separator, duplicate
-    column names or an empty table.
+    a small code per row: millions of rows in a fraction of the memory). ``columns`` reads
+    only those (in that order). Raises :class:`InputError` for a missing file, an unreadable
+    file, a bad separator, duplicate column names, an unknown column or an empty table.
     """
     if not isinstance(source, str | os.PathLike):
         return as_dataframe(source)
     check_sep(sep)
     path = Path(source)
     if path.is_dir() and is_parquet(path):
-        parts = [read_parquet_file(p, compact=compact) for p in parquet_parts(path)]
+        parts = [read_parquet_file(p, compact=compact, columns=columns)
+                 for p in parquet_parts(path)]  # fmt: skip
         return _checked(pd.concat(parts, ignore_index=True), str(path))
     if not path.is_file():
         msg = f"input file not found: {path}"
         raise InputError(msg)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
-        return _checked(read_parquet_file(path, compact=compact), str(path))
-    with path.open("rb") as fh:
-        head = fh.read(4096)
-    if not head.strip():
-        msg = f"{path} is empty"
-        raise InputError(msg)
-    sep = sep or detect_sep(path)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            header = next(csv.reader(fh, delimiter=sep), [])
-        _check_unique(header, str(path))
-        options = {"sep": sep, "dtype": str, "keep_default_na": False,
-                   "na_values": list(na_values), "encoding": "utf-8-sig"}  # fmt: skip
+        return _checked(read_parquet_file(path, compact=compact, columns=columns), str(path))
+    sep, options = _csv_options(path, sep, na_values, columns)
+    with _csv_errors(path, sep):
         if compact:  # text chunk by chunk, each made categorical (pandas would guess types)
             chunks = [c.astype("category") for c in pd.read_csv(path, chunksize=1 << 20,
                                                                  **options)]  # fmt: skip
@@ -147,13 +148,127 @@ def read_table(
             }) if len(chunks) > 1 else chunks[0]  # fmt: skip
         else:
             frame = pd.read_csv(path, **options)
+    if columns is not None:
+        frame = frame[list(columns)]
+    return _checked(frame, str(path))
+
+
+def _csv_options(
+    path: Path, sep: str | None, na_values: Sequence[str], columns: Sequence[str] | None
+) -> tuple[str, dict[str, Any]]:
+    """The separator and ``pd.read_csv`` options of a CSV file, its header checked."""
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    if not head.strip():
+        msg = f"{path} is empty"
+        raise InputError(msg)
+    sep = sep or detect_sep(path)
+    with _csv_errors(path, sep), path.open(newline="", encoding="utf-8-sig") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    _check_unique(header, str(path))
+    if columns is not None:
+        _check_known(columns, header, str(path))
+    options = {"sep": sep, "dtype": str, "keep_default_na": False,
+               "na_values": list(na_values), "encoding": "utf-8-sig"}  # fmt: skip
+    if columns is not None:
+        options["usecols"] = list(columns)
+    return sep, options
+
+
+@contextlib.contextmanager
+def _csv_errors(path: Path, sep: str) -> Iterator[None]:
+    try:
+        yield
     except UnicodeDecodeError as exc:
         msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
         raise InputError(msg) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         msg = f"{path}: cannot read as a {sep!r}-separated table ({str(exc).strip()})"
         raise InputError(msg) from exc
-    return _checked(frame, str(path))
+
+
+def _check_known(columns: Sequence[str], header: Sequence[str], where: str) -> None:
+    unknown = [c for c in columns if c not in set(header)]
+    if unknown:
+        msg = f"{where}: no column named {unknown[0]!r}; it has: {', '.join(header)}"
+        raise InputError(msg)
+
+
+class TableFile:
+    """A CSV or Parquet table on disk (a Parquet dataset directory too), read a few columns
+    at a time or chunk by chunk, never whole: a blockwise run plans its blocks from the
+    quasi-identifiers alone and streams the rest (:mod:`incrowd.distributed`), so the table
+    may be larger than memory. Everything is read compactly (:func:`read_table`), so a
+    column and a chunk give the same values.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, sep: str | None = None,
+        na_values: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        self.path = Path(path)
+        self.sep = check_sep(sep)
+        self.na_values = tuple(na_values)
+        self.dataset = self.path.is_dir() and is_parquet(self.path)
+        self.parquet = self.dataset or is_parquet(self.path)
+        if not self.dataset and not self.path.is_file():
+            msg = f"input file not found: {self.path}"
+            raise InputError(msg)
+        if self.parquet:
+            import pyarrow.parquet as pq
+
+            try:
+                names = list(pq.read_schema(self._files()[0]).names)
+            except Exception as exc:  # pyarrow raises several unrelated types
+                msg = f"{self.path}: cannot read as Parquet ({exc})"
+                raise InputError(msg) from exc
+        else:
+            self.sep, _ = _csv_options(self.path, sep, na_values, None)
+            with self.path.open(newline="", encoding="utf-8-sig") as fh:
+                names = next(csv.reader(fh, delimiter=self.sep), [])
+        _check_unique(names, str(self.path))
+        self.columns: list[str] = names
+        self._read: dict[str, pd.Series] = {}
+
+    def _files(self) -> list[Path]:
+        return parquet_parts(self.path) if self.dataset else [self.path]
+
+    @property
+    def nbytes(self) -> int:
+        """The size of the file(s) on disk."""
+        return sum(p.stat().st_size for p in self._files())
+
+    def read(self, columns: Sequence[str]) -> pd.DataFrame:
+        """These columns, whole (each is read once, then kept)."""
+        _check_known(columns, self.columns, str(self.path))
+        wanted = [c for c in dict.fromkeys(columns) if c not in self._read]
+        if wanted:
+            frame = read_table(self.path, sep=self.sep, na_values=self.na_values,
+                               compact=True, columns=wanted)  # fmt: skip
+            self._read.update({c: frame[c] for c in wanted})
+        return pd.DataFrame({c: self._read[c] for c in columns})
+
+    def chunks(self, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
+        """Every column, about ``rows`` records at a time, in file order."""
+        if self.parquet:
+            import pyarrow.parquet as pq
+
+            for path in self._files():
+                try:
+                    reader = pq.ParquetFile(path, read_dictionary=_text_fields(path))
+                    for batch in reader.iter_batches(batch_size=rows):
+                        yield batch.to_pandas()
+                except InputError:
+                    raise
+                except Exception as exc:  # pyarrow raises several unrelated types
+                    msg = f"{path}: cannot read as Parquet ({exc})"
+                    raise InputError(msg) from exc
+            return
+        sep, options = _csv_options(self.path, self.sep, self.na_values, None)
+        with _csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
+                                                      **options) as reader:  # fmt: skip
+            for chunk in reader:
+                yield chunk.astype("category")
 
 
 def as_dataframe(table: Any) -> pd.DataFrame:

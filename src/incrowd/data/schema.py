@@ -203,7 +203,10 @@ class Schema:
         """This schema with every quasi-identifier's domain pinned to its values in ``table``
         (a numeric range, or the distinct values), so that any part of ``table`` is coded,
         costed and scored as part of the whole. Domains already pinned are kept."""
-        self.check_columns(table.columns)
+        absent = [name for name in self.qi_names if name not in table.columns]
+        if absent:
+            msg = f"unknown column {absent[0]!r} (given as quasi-identifier)"
+            raise SchemaError(msg)
         metrics: dict[str, AttributeMetric] = {}
         for name, metric in self.quasi_identifiers.items():
             column = table[name]
@@ -233,8 +236,10 @@ class Schema:
         hierarchies: Mapping[str, Hierarchy] | None = None,
         categorical: Sequence[str] = (),
         numeric: Sequence[str] = (),
+        columns: Sequence[str] | None = None,
     ) -> Schema:
-        """Schema for ``table`` with metrics chosen per QI column.
+        """Schema for ``table`` with metrics chosen per QI column (``columns``: the whole
+        table's columns, when ``table`` holds only some of them).
 
         A QI with a hierarchy is :class:`Hierarchical`; one named in ``categorical`` is
         :class:`Categorical`, in ``numeric`` :class:`Numeric`. Any other QI is numeric when
@@ -265,7 +270,7 @@ class Schema:
             else:
                 metrics[name] = _guess_metric(table[name], name)
         schema = cls(metrics, sensitive=sensitive, insensitive=insensitive, identifiers=identifiers)
-        schema.check_columns(table.columns)
+        schema.check_columns(table.columns if columns is None else columns)
         return schema
 
 

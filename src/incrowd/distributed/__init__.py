@@ -32,6 +32,13 @@ nearest value beyond the cut). The sum is a lower bound on the global optimum, r
 ``lower_bound`` and ``certified_ratio``; it needs no records from other blocks. Blocks made
 by ``by`` values, which need not differ in any quasi-identifier, leave it empty.
 
+Tables larger than memory. :func:`write_blocks` also takes a CSV or Parquet file (a path
+or :class:`~incrowd.data.io.TableFile`): it reads only the quasi-identifiers (and ``by``
+columns) to plan the blocks, then — when the file is large against the memory available,
+or ``spill=True`` — streams the file once, sorting its records into their blocks on disk
+beside the output, and gives each worker its block from there. The driver holds the
+quasi-identifiers compactly (a code per value) and a few blocks; a worker holds its block.
+
 Scheduler: ``"local"`` starts a ``distributed.LocalCluster`` of worker processes on this
 machine; ``"tcp://HOST:PORT"`` uses a running cluster; ``"sync"`` runs the blocks one after
 another in this process (no Dask needed). A single block is the single-machine release.
@@ -43,7 +50,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..data.io import as_dataframe
+from ..data.io import TableFile, as_dataframe
 from ..data.schema import Schema
 from ..errors import IncrowdError, InputError, ParameterError
 from ..params import check_k, check_seed
@@ -63,6 +70,7 @@ from ..release.centers import COUNT
 from ..release.files import FormulaPolicy, check_release_target
 from ._bound import global_bound_part
 from ._cut import Cut, cut_blocks, plan_blocks
+from ._source import FrameBlocks, SpilledBlocks
 
 __all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "write_blocks"]
 
@@ -79,7 +87,7 @@ class WrittenRelease:
 
 @dataclass(frozen=True)
 class _Plan:
-    frame: pd.DataFrame
+    frame: pd.DataFrame  # the table, or of a table file the columns that plan the blocks
     schema: Schema
     k: int
     seed: int
@@ -147,7 +155,8 @@ def anonymize_blocks(
     """
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
     results: dict[int, tuple[Release, float | None]] = {}
-    for i, result in _run(plan, options, workers, on_block):
+    parts = FrameBlocks(plan.frame, plan.blocks)
+    for i, result in _run(plan, parts.part, options, workers, on_block):
         results[i] = result
     return _combine(plan, [results[i] for i in range(len(plan.blocks))])
 
@@ -169,6 +178,7 @@ def write_blocks(
     workers: int | None = None,
     seed: int | None = None,
     on_block: Callable[[int, int], None] | None = None,
+    spill: bool | None = None,
     **options: Any,
 ) -> WrittenRelease:
     """:func:`anonymize_blocks`, writing each block as it finishes, so that no process holds
@@ -178,22 +188,43 @@ def write_blocks(
     an error or a kill leaves the destination as it was. One block is written exactly as
     the single-machine release. The rows of a block stay together in the output, so the
     blocking (by ``by`` values, for instance) can be read from it.
+
+    ``table`` may be a CSV or Parquet file (a path, or a :class:`~incrowd.data.io.TableFile`
+    to choose its separator and missing-value markers), larger than memory: ``spill``
+    (default: when the file is larger than a quarter of the memory available) streams it
+    once into its blocks on disk instead of reading it whole; the release is the same.
     """
     from ._sink import BlockSink
 
     check_release_target(out, protect, directory=True)  # before any work is done
+    if isinstance(table, str | os.PathLike):
+        table = TableFile(table)
+    if isinstance(table, TableFile):
+        schema.check_columns(table.columns)
+        planning = [*schema.qi_names, *(b for b in by if b not in schema.qi_names)]
+        source: TableFile | None = table
+        table = table.read(planning)
+    else:
+        source = None
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
+    spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
+    if source is not None and not spilled:
+        plan = replace(plan, frame=source.read(source.columns))
     if len(plan.blocks) == 1:  # the single-machine release, byte for byte
-        [(_, result)] = list(_run(plan, options, workers, on_block))
+        whole = FrameBlocks(plan.frame, plan.blocks)
+        [(_, result)] = list(_run(plan, whole.part, options, workers, on_block))
         release = _combine(plan, [result])
         paths = release.write(out, sep, formulas=formulas, protect=protect)
         return WrittenRelease(paths[0], paths[1], dict(release.metadata))
     sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
+    parts: FrameBlocks | SpilledBlocks | None = None
     try:
+        parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]
+                 if spilled else FrameBlocks(plan.frame, plan.blocks))  # fmt: skip
         metas: dict[int, dict[str, Any]] = {}
         bounds: dict[int, float | None] = {}
         classes = []
-        for i, (result, bound) in _run(plan, options, workers, on_block):
+        for i, (result, bound) in _run(plan, parts.part, options, workers, on_block):
             # each block's table was verified where it was made (incrowd.anonymize), and
             # a union of k-anonymous tables is k-anonymous
             sink.add(i, result.table)
@@ -206,7 +237,22 @@ def write_blocks(
     except BaseException:
         sink.discard()
         raise
+    finally:
+        if parts is not None:
+            parts.close()
     return WrittenRelease(path, meta_path, meta)
+
+
+#: A table file larger than this share of the memory available is spilled (``spill=None``).
+SPILL_SHARE = 0.25
+
+
+def _spills(source: TableFile, spill: bool | None) -> bool:
+    if spill is not None:
+        return bool(spill)
+    from .._runtime import available_memory
+
+    return source.nbytes > SPILL_SHARE * available_memory()
 
 
 def _run_block(
@@ -229,28 +275,20 @@ def _run_block(
     return release, bound
 
 
-def _part(plan: _Plan, i: int) -> pd.DataFrame:
-    """Block ``i``'s records; categoricals keep only their values here (the schema's domain
-    holds them all), so a task does not carry a million unused categories."""
-    part = plan.frame.iloc[plan.blocks[i]].reset_index(drop=True)
-    for name in part.columns:
-        if isinstance(part[name].dtype, pd.CategoricalDtype):
-            part[name] = part[name].cat.remove_unused_categories()
-    return part
-
-
 #: Blocks in flight per worker: enough to keep a worker busy, few enough to bound memory.
 IN_FLIGHT = 2
 
 
 def _run(
     plan: _Plan,
+    part: Callable[[int], pd.DataFrame],
     options: Mapping[str, Any],
     workers: int | None,
     on_block: Callable[[int, int], None] | None,
 ) -> Iterator[tuple[int, Release]]:
-    """``(block, release)`` as blocks finish; at most ``IN_FLIGHT`` blocks per worker are
-    submitted at a time. A task lost with a worker is run again on another (once)."""
+    """``(block, release)`` as blocks finish (``part(i)``: block ``i``'s records); at most
+    ``IN_FLIGHT`` blocks per worker are submitted at a time. A task lost with a worker is
+    run again on another (once)."""
     report = on_block or (lambda _done, _total: None)
     total = len(plan.blocks)
     task = [dict(options, seed=plan.seed + i) for i in range(total)]
@@ -260,7 +298,7 @@ def _run(
 
     if plan.scheduler == "sync" or total == 1:
         for i in range(total):
-            yield i, _run_block(_part(plan, i), plan.schema, plan.k, task[i], i, path(i))
+            yield i, _run_block(part(i), plan.schema, plan.k, task[i], i, path(i))
             report(i + 1, total)
         return
     with _client(plan.scheduler, workers) as client:
@@ -271,7 +309,7 @@ def _run(
         width = IN_FLIGHT * max(len(client.scheduler_info().get("workers", {})), 1)
 
         def submit(i: int) -> Any:
-            return client.submit(_run_block, _part(plan, i), schema, plan.k, task[i], i,
+            return client.submit(_run_block, part(i), schema, plan.k, task[i], i,
                                  path(i), pure=False, retries=1)  # fmt: skip
 
         index = {}
