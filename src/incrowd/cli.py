@@ -315,20 +315,35 @@ def verify(
     c: Annotated[float, typer.Option("--c", help="recursive (c,l)-diversity: c.")] = 1.0,
     t: Annotated[float | None, typer.Option("--t", help="Also check t-closeness.")] = None,
     t_kind: Annotated[str, typer.Option(help="equal | ordered | auto.")] = "auto",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Check a dataset's files on Dask: local | tcp://HOST:PORT "
+            "(k-anonymity and counts; l / t are checked in this process)."
+        ),
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
 ) -> None:
     """Check a release from the published file alone; exit 0 only if it is k-anonymous
     (and l-diverse / t-close when asked).
 
     Records whose published quasi-identifiers are identical form one group, so crowds that
-    generalize to the same values count together.
+    generalize to the same values count together. A release is read part by part (a
+    dataset's files, a file's chunks), never whole, unless l / t are asked.
     """
     from .job import split_list
     from .privacy import verify as check
 
     with errors():
         job = Job(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
-        report = check(release, split_list(qi), k, sep=sep, diversity=job.diversity,
-                       sensitive=split_list(sensitive) or None)  # fmt: skip
+        if (scheduler or workers) and job.diversity is None:
+            from .distributed import verify_release
+
+            report = verify_release(release, split_list(qi), k, sep=sep,
+                                    scheduler=scheduler or "local", workers=workers)  # fmt: skip
+        else:
+            report = check(release, split_list(qi), k, sep=sep, diversity=job.diversity,
+                           sensitive=split_list(sensitive) or None)  # fmt: skip
     if report.ok:
         out_console.print(
             f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "

@@ -13,7 +13,6 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,8 @@ from .release import Release, read_release
 from .release.centers import COUNT
 from .release.files import changed_files, read_release_parts
 
-__all__ = ["VerificationReport", "verify", "check_k_anonymity"]
+__all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "PartCheck",
+           "check_part", "merge_checks", "finish_check"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -87,26 +87,45 @@ def verify(
         table, meta, altered = release.table, dict(metadata or release.metadata), []
     elif isinstance(release, pd.DataFrame):
         table, meta, altered = release, dict(metadata or {}), []
-    elif Path(release).is_dir() and not constrained:  # a dataset, one part at a time
-        files = read_release_parts(release)
+    elif not constrained:  # a written release, one part at a time
+        files = read_release_parts(release, sep=sep)
         meta = dict(metadata or files.metadata or {})
-        checked = _check_parts(files.parts, qi, int(k), meta)
-        return _finish(checked, meta, changed_files(meta, files.sha256), release)
+        checked = merge_checks(check_part(t, qi, meta) for t in files.parts)
+        return finish_check(checked, int(k), meta, changed_files(meta, files.digest), release)
     else:
         files = read_release(release, sep=sep)
         table, meta = files.table, dict(metadata or files.metadata or {})
         altered = changed_files(meta, files.sha256)
-    checked = _check_parts([table], qi, int(k), meta)
+    checked = check_part(table, qi, meta)
     extra = []
     if constrained and checked.n_rows and checked.sizes is not None:
         assert diversity is not None
         extra = _check_diversity(table, qi, diversity, sensitive, meta, checked.form)
-    return _finish(checked, meta, altered, release, extra)
+    return finish_check(checked, int(k), meta, altered, release, extra)
+
+
+#: Two 16-character keys of independent 64-bit hashes: a group is known by 128 bits.
+_HASH_KEYS = ("0123456789123456", "incrowd-groups-2")
+
+
+def group_sizes(table: pd.DataFrame, qi: Sequence[str], weights: Any = None) -> pd.Series:
+    """Records (``weights`` per row, default 1) per group of identical published
+    quasi-identifiers, keyed by a 128-bit hash of the group's values: groups of several
+    parts (blocks, chunks) add up by key, in memory of a few words per group. Values are
+    compared as published text."""
+    weights = np.ones(len(table), dtype=np.int64) if weights is None else np.asarray(
+        weights, dtype=np.int64)  # fmt: skip
+    keys = table[list(qi)].astype(str)
+    h1, h2 = (pd.util.hash_pandas_object(keys, index=False, hash_key=key).to_numpy()
+              for key in _HASH_KEYS)  # fmt: skip
+    return pd.Series(weights).groupby([h1, h2], sort=False).sum()
 
 
 @dataclass
-class _Checked:
-    k: int
+class PartCheck:
+    """What one part of a release (a block, a file, a chunk) shows on its own: its form,
+    rows, records, group sizes (:func:`group_sizes`) and problems."""
+
     form: str
     n_rows: int = 0
     n_records: int = 0
@@ -114,73 +133,79 @@ class _Checked:
     problems: list[str] = field(default_factory=list)
 
 
-def _check_parts(
-    parts: Iterable[pd.DataFrame], qi: list[str], k: int, meta: Mapping[str, Any]
-) -> _Checked:
-    """k-anonymity over the union of ``parts`` (read one by one): groups of identical
-    published quasi-identifiers are counted per part, then across parts."""
-    checked = _Checked(k, str(meta.get("release") or ""))
-    counted: list[pd.Series] = []
-    for table in parts:
-        missing = [c for c in qi if c not in table.columns]
-        if missing:
-            msg = (
-                f"the published table has no column {missing[0]!r}; its columns are: "
-                f"{', '.join(map(str, table.columns))}"
-            )
-            raise InputError(msg)
-        if not checked.form:
-            checked.form = "centers" if COUNT in table.columns else "records"
-        if not checked.n_rows:
-            leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
-            if leaked:
-                checked.problems.append(
-                    f"column {leaked[0]!r} should have been withheld but is published"
-                )
-        checked.n_rows += len(table)
-        if checked.form == "centers":
-            counts = pd.to_numeric(table[COUNT], errors="coerce") if COUNT in table else None
-            if counts is None or counts.isna().any() or (counts < 0).any() or (
-                    counts % 1 != 0).any():  # fmt: skip
-                checked.problems.append(
-                    "a centers release needs a non-negative integer 'count' column"
-                )
-                checked.sizes = None
-                return checked
-            weights = counts.astype(np.int64)
-            checked.problems += _check_multisets(table, weights, meta.get("sensitive", []))
-        else:
-            weights = pd.Series(np.ones(len(table), dtype=np.int64), index=table.index)
-        checked.n_records += int(weights.sum())
-        if len(table):
-            keys = table[qi].astype(str)
-            counted.append(weights.groupby([keys[c] for c in qi], dropna=False, sort=False).sum())
-    if len(counted) > 1:
-        levels = list(range(len(qi)))
-        sizes = pd.concat(counted).groupby(level=levels, dropna=False, sort=False).sum()
+def check_part(table: pd.DataFrame, qi: Sequence[str], meta: Mapping[str, Any]) -> PartCheck:
+    """One part of a release, checked on its own (:func:`merge_checks` joins the parts)."""
+    missing = [c for c in qi if c not in table.columns]
+    if missing:
+        msg = (
+            f"the published table has no column {missing[0]!r}; its columns are: "
+            f"{', '.join(map(str, table.columns))}"
+        )
+        raise InputError(msg)
+    form = str(meta.get("release") or "") or ("centers" if COUNT in table.columns else "records")
+    checked = PartCheck(form, n_rows=len(table))
+    leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
+    if leaked:
+        checked.problems.append(f"column {leaked[0]!r} should have been withheld but is published")
+    if form == "centers":
+        counts = pd.to_numeric(table[COUNT], errors="coerce") if COUNT in table else None
+        if counts is None or counts.isna().any() or (counts < 0).any() or (
+                counts % 1 != 0).any():  # fmt: skip
+            checked.problems.append("a centers release needs a non-negative integer 'count' column")
+            return checked
+        weights = counts.to_numpy(dtype=np.int64)
+        checked.problems += _check_multisets(table, counts.astype(np.int64),
+                                             meta.get("sensitive", []))  # fmt: skip
     else:
-        sizes = counted[0] if counted else pd.Series(dtype=np.int64)
-    checked.sizes = sizes[sizes > 0]
+        weights = np.ones(len(table), dtype=np.int64)
+    checked.n_records = int(weights.sum())
+    checked.sizes = group_sizes(table, qi, weights)
     return checked
 
 
-def _finish(
-    checked: _Checked,
+def merge_checks(parts: Iterable[PartCheck]) -> PartCheck:
+    """The checks of the parts of one release, as one: records and group sizes add up
+    across parts (a group may span several); a problem is reported once."""
+    merged: PartCheck | None = None
+    sizes: list[pd.Series] = []
+    usable = True
+    for part in parts:
+        if merged is None:
+            merged = PartCheck(part.form)
+        merged.n_rows += part.n_rows
+        merged.n_records += part.n_records
+        merged.problems += [p for p in part.problems if p not in merged.problems]
+        if part.sizes is None:
+            usable = False
+        elif usable:
+            sizes.append(part.sizes)
+    if merged is None:
+        return PartCheck("records", sizes=pd.Series(dtype=np.int64))
+    if usable:
+        total = sizes[0] if len(sizes) == 1 else pd.concat(sizes).groupby(level=[0, 1]).sum()
+        merged.sizes = total[total > 0]
+    return merged
+
+
+def finish_check(
+    checked: PartCheck,
+    k: int,
     meta: Mapping[str, Any],
     altered: list[str],
     release: object,
     extra: Sequence[str] = (),
 ) -> VerificationReport:
-    problems = checked.problems
-    sizes = checked.sizes if checked.sizes is not None else pd.Series(dtype=np.int64)
-    if checked.sizes is None:  # no usable counts
-        return VerificationReport(checked.k, 0, checked.n_rows, 0, 0, checked.form,
-                                  tuple(problems))  # fmt: skip
+    """The report on a whole release from its merged check: k, the metadata's counts, the
+    files' SHA-256 (``altered``: those that differ) and ``extra`` problems."""
+    problems = list(checked.problems)
+    sizes = checked.sizes
+    if sizes is None:  # no usable counts
+        return VerificationReport(k, 0, checked.n_rows, 0, 0, checked.form, tuple(problems))
     k_achieved = int(sizes.min()) if len(sizes) else 0
-    small = int((sizes < checked.k).sum())
+    small = int((sizes < k).sum())
     if small:
         problems.append(
-            f"{small} group(s) of identical quasi-identifiers have fewer than k={checked.k} "
+            f"{small} group(s) of identical quasi-identifiers have fewer than k={k} "
             f"records (smallest has {k_achieved})"
         )
     problems += _reconcile(meta, checked.n_records)
@@ -191,8 +216,8 @@ def _finish(
             f"{release} is not the table its metadata describes (SHA-256 differs{which}): "
             "it was changed after the release was written"
         )
-    return VerificationReport(checked.k, k_achieved, checked.n_rows, checked.n_records,
-                              len(sizes), checked.form, tuple(problems))  # fmt: skip
+    return VerificationReport(k, k_achieved, checked.n_rows, checked.n_records, len(sizes),
+                              checked.form, tuple(problems))  # fmt: skip
 
 
 def _check_diversity(

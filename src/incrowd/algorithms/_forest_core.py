@@ -280,6 +280,12 @@ def _prune_steiner(tree: Tree, distance: Callable[[int, int], float]) -> Tree:
     )
 
 
+def copies_only(tree: Tree) -> bool:
+    """Whether ``tree`` joins copies of one record only (real nodes, every edge of weight 0):
+    on real microdata most records of a large table are such copies."""
+    return all(tree.real) and not any(w for a in tree.adj for w in a.values())
+
+
 def decompose(
     trees: list[Tree],
     k: int,
@@ -290,7 +296,9 @@ def decompose(
     ``refine`` on every tree that can still be split into two of at least ``k``.
 
     Splitting never raises the generalization cost (a subset costs no more per record than
-    its superset) and keeps the sum of edge weights, so refining keeps the guarantee.
+    its superset) and keeps the sum of edge weights, so refining keeps the guarantee. A tree
+    of copies of one record (every edge of weight 0) is kept whole, whatever its size: it
+    costs 0, and its pieces would publish the same rows.
     Returns the final trees and how many stayed above the limit because no split exists
     (possible only around Steiner vertices; their size then bounds the ratio instead).
     """
@@ -301,6 +309,9 @@ def decompose(
     while work:
         tree = work.pop()
         s = tree.size
+        if s >= 2 * k and copies_only(tree):  # any split costs 0 and publishes the same rows
+            final.append(tree)
+            continue
         if s >= 2 * k and (refine or s > limit):
             parts = split_tree(tree, k, distance)
             if parts is not None:

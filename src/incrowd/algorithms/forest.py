@@ -23,7 +23,7 @@ from ..data.geometry import Geometry
 from ..data.space import MetricSpace
 from ..params import CrowdSize, Flag
 from ..partition import SUPPRESSED, Partition
-from ._forest_core import Tree, decompose, forest_trees, grow_forest, size_limit
+from ._forest_core import Tree, copies_only, decompose, forest_trees, grow_forest, size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 
@@ -68,7 +68,9 @@ def forest_crowds(
     weight, trees = _forest(dist, idx, k)
     trees, stuck = decompose(trees, k, model.pair, refine=False)
     limit = size_limit(k)
-    largest = max((t.size for t in trees if t.size > limit), default=limit)
+    # a tree of copies costs 0 at any size: it bounds nothing
+    largest = max((t.size for t in trees if t.size > limit and not copies_only(t)),
+                  default=limit)  # fmt: skip
     paper = _labels(trees, n)
     refined = _labels(decompose(trees, k, model.pair, refine=True)[0], n) if refine else None
     return ForestCrowds(float(weight.sum()), paper, stuck, largest, refined)

@@ -248,14 +248,16 @@ class TableFile:
             self._read.update({c: frame[c] for c in wanted})
         return pd.DataFrame({c: self._read[c] for c in columns})
 
-    def chunks(self, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
-        """Every column, about ``rows`` records at a time, in file order."""
+    def chunks(self, rows: int = 1 << 20, *, compact: bool = True) -> Iterator[pd.DataFrame]:
+        """Every column, about ``rows`` records at a time, in file order (as
+        :func:`read_table` reads them: compactly unless ``compact`` is False)."""
         if self.parquet:
             import pyarrow.parquet as pq
 
             for path in self._files():
                 try:
-                    reader = pq.ParquetFile(path, read_dictionary=_text_fields(path))
+                    text = _text_fields(path) if compact else None
+                    reader = pq.ParquetFile(path, read_dictionary=text)
                     for batch in reader.iter_batches(batch_size=rows):
                         yield batch.to_pandas()
                 except InputError:
@@ -268,7 +270,7 @@ class TableFile:
         with _csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
                                                       **options) as reader:  # fmt: skip
             for chunk in reader:
-                yield chunk.astype("category")
+                yield chunk.astype("category") if compact else chunk
 
 
 def as_dataframe(table: Any) -> pd.DataFrame:

@@ -39,6 +39,10 @@ or ``spill=True`` — streams the file once, sorting its records into their bloc
 beside the output, and gives each worker its block from there. The driver holds the
 quasi-identifiers compactly (a code per value) and a few blocks; a worker holds its block.
 
+Verification. :func:`verify_release` checks a written dataset's files on the workers (each
+reads and checks one file; the driver adds up the group sizes, 128-bit keys and a count per
+group); :func:`incrowd.verify` reads any release part by part in one process.
+
 Scheduler: ``"local"`` starts a ``distributed.LocalCluster`` of worker processes on this
 machine; ``"tcp://HOST:PORT"`` uses a running cluster; ``"sync"`` runs the blocks one after
 another in this process (no Dask needed). A single block is the single-machine release.
@@ -64,15 +68,29 @@ from ..errors import IncrowdError, InputError, ParameterError
 from ..params import check_k, check_seed
 from ..partition import Partition
 from ..pipeline import anonymize
-from ..privacy import verify
+from ..privacy import (
+    PartCheck,
+    VerificationReport,
+    check_part,
+    finish_check,
+    group_sizes,
+    merge_checks,
+    verify,
+)
 from ..release import Release
 from ..release.centers import COUNT
-from ..release.files import FormulaPolicy, check_release_target
+from ..release.files import (
+    FormulaPolicy,
+    changed_files,
+    check_release_target,
+    file_sha256,
+    read_release_parts,
+)
 from ._bound import global_bound_part
 from ._cut import Cut, cut_blocks, plan_blocks
 from ._source import FrameBlocks, SpilledBlocks
 
-__all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "write_blocks"]
+__all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "verify_release", "write_blocks"]
 
 
 @dataclass(frozen=True)
@@ -120,9 +138,7 @@ def _plan(
             raise ParameterError(msg)
         block_size = max(-(-len(frame) // blocks), floor)
     block_size = 100_000 if block_size is None else int(block_size)
-    if scheduler not in ("local", "sync") and not scheduler.startswith(("tcp://", "tls://")):
-        msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
-        raise ParameterError(msg)
+    _checked_scheduler(scheduler)
     planned, complete = plan_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
     rows = [r for r, _ in planned]
     paths = [p for _, p in planned] if complete else None
@@ -232,7 +248,7 @@ def write_blocks(
             classes.append(_class_sizes(result.table, plan.schema.qi_names))
         order = range(len(plan.blocks))
         meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
-                         pd.concat(classes).groupby(level=0).sum())  # fmt: skip
+                         pd.concat(classes).groupby(level=[0, 1]).sum())  # fmt: skip
         path, meta_path, meta = sink.commit(meta)
     except BaseException:
         sink.discard()
@@ -241,6 +257,49 @@ def write_blocks(
         if parts is not None:
             parts.close()
     return WrittenRelease(path, meta_path, meta)
+
+
+def verify_release(
+    path: str | os.PathLike[str],
+    qi: Sequence[str],
+    k: int,
+    *,
+    scheduler: str = "local",
+    workers: int | None = None,
+    sep: str | None = None,
+) -> VerificationReport:
+    """:func:`incrowd.verify` of a written release, its parts checked on Dask workers: each
+    file of a Parquet dataset is read and checked on a worker (which must see ``path``, as
+    on one machine or a shared file system), and the group sizes are added up here. Any
+    other release (one CSV or Parquet file) is checked here, chunk by chunk.
+    """
+    files = read_release_parts(path, sep=sep)
+    if not files.dataset or scheduler == "sync":
+        return verify(path, qi, k, sep=sep)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"k must be a positive integer, got {k!r}"
+        raise InputError(msg)
+    meta = dict(files.metadata or {})
+    qi = [str(c) for c in qi]
+    with _client(_checked_scheduler(scheduler), workers) as client:
+        from distributed import as_completed
+
+        futures = client.map(_check_file, files.paths, qi=qi, meta=meta, pure=False, retries=1)
+        checks: dict[str, PartCheck] = {}
+        digests: dict[str, str] = {}
+        for future in as_completed(futures):
+            name, digest, checked = future.result()
+            checks[name], digests[name] = checked, digest
+            future.release()
+    merged = merge_checks(checks[p.name] for p in files.paths)
+    return finish_check(merged, k, meta, changed_files(meta, digests), path)
+
+
+def _check_file(path: Path, qi: list[str], meta: dict[str, Any]) -> tuple[str, str, PartCheck]:
+    from ..data.io import read_parquet_file
+
+    digest = file_sha256(path)
+    return path.name, digest, check_part(read_parquet_file(path), qi, meta)
 
 
 #: A table file larger than this share of the memory available is spilled (``spill=None``).
@@ -333,6 +392,13 @@ def _run(
             report(done, total)
 
 
+def _checked_scheduler(scheduler: str) -> str:
+    if scheduler not in ("local", "sync") and not scheduler.startswith(("tcp://", "tls://")):
+        msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
+        raise ParameterError(msg)
+    return scheduler
+
+
 @contextlib.contextmanager
 def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
     try:
@@ -365,13 +431,10 @@ def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
 
 
 def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
-    """Records per group of identical published quasi-identifiers, keyed by a 64-bit hash
-    of the group's values (for the counts and discernibility only: each block's k-anonymity
-    is checked by :func:`incrowd.verify` on its table)."""
-    weights = (pd.to_numeric(table[COUNT]).to_numpy(dtype=np.int64) if COUNT in table.columns
-               else np.ones(len(table), dtype=np.int64))  # fmt: skip
-    keys = pd.util.hash_pandas_object(table[list(qi)].astype(str), index=False).to_numpy()
-    return pd.Series(weights).groupby(keys).sum()
+    """Records per group of identical published quasi-identifiers (for the counts and
+    discernibility only: each block's k-anonymity is checked by :func:`incrowd.verify`)."""
+    weights = pd.to_numeric(table[COUNT]) if COUNT in table.columns else None
+    return group_sizes(table, qi, weights)
 
 
 def _combine(plan: _Plan, done: list[tuple[Release, float | None]]) -> Release:

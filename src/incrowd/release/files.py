@@ -285,30 +285,52 @@ def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> Rel
 
 @dataclass
 class ReleaseParts:
-    """A Parquet dataset release to read one part at a time: its metadata, its part files,
-    and the SHA-256 of each part read so far."""
+    """A written release to read one part at a time, never whole: the files of a Parquet
+    dataset, or chunks of a CSV or Parquet file. Its metadata, its part files, and the
+    SHA-256 of each file read so far (by part name; ``"the table"`` for a single file)."""
 
     metadata: dict[str, Any] | None
     paths: list[Path]
     sha256: dict[str, str] = field(default_factory=dict)
+    sep: str | None = None
+    dataset: bool = True
+
+    #: Records per chunk of a single file.
+    CHUNK_ROWS = 1 << 20
 
     @property
     def parts(self) -> Iterator[pd.DataFrame]:
         """Each part's table, in order (hashing each file as it is read)."""
-        for path in self.paths:
-            self.sha256[path.name] = file_sha256(path)
-            yield read_table(path, form="parquet")
+        if self.dataset:
+            for path in self.paths:
+                self.sha256[path.name] = file_sha256(path)
+                yield read_table(path, form="parquet")
+            return
+        from ..data.io import TableFile
+
+        [path] = self.paths
+        self.sha256["the table"] = file_sha256(path)
+        csv = not is_parquet(path)
+        for chunk in TableFile(path, sep=self.sep).chunks(self.CHUNK_ROWS, compact=False):
+            yield unescape_formulas(chunk) if csv else chunk
+
+    @property
+    def digest(self) -> str | dict[str, str]:
+        """The SHA-256 as :func:`changed_files` takes it."""
+        return self.sha256 if self.dataset else self.sha256.get("the table", "")
 
 
-def read_release_parts(path: str | os.PathLike[str]) -> ReleaseParts:
-    """A dataset release (a directory written blockwise), to read part by part."""
+def read_release_parts(path: str | os.PathLike[str], *, sep: str | None = None) -> ReleaseParts:
+    """A written release (a dataset, a CSV or a Parquet file), to read part by part."""
     target = Path(path)
-    if not (target.is_dir() and is_parquet(target)):
-        msg = f"not a Parquet dataset release: {target}"
+    if not (target.is_file() or (target.is_dir() and is_parquet(target))):
+        msg = f"release file not found: {target}"
         raise InputError(msg)
     table_path, meta_path = resolve([target, metadata_path(target)])
     meta = _read_metadata(meta_path)
-    return ReleaseParts(meta, release_parts(table_path, meta))
+    if table_path.is_dir():
+        return ReleaseParts(meta, release_parts(table_path, meta))
+    return ReleaseParts(meta, [table_path], sep=check_sep(sep), dataset=False)
 
 
 def release_parts(folder: Path, meta: Mapping[str, Any] | None) -> list[Path]:
