@@ -56,7 +56,7 @@ from _results import RESULTS, save, table
 
 import incrowd
 from incrowd.datasets import make_census
-from incrowd.distributed import write_blocks
+from incrowd.distributed import verify_release, write_blocks
 from incrowd.testing import dask_cluster
 
 BASE = ["age", "sex", "race", "marital-status", "education", "workclass", "occupation"]
@@ -174,6 +174,10 @@ def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
                                   text=True, check=False)  # fmt: skip
             seconds = time.perf_counter() - start
             peaks = worker_peaks(address)
+            start = time.perf_counter()
+            on_dask = verify_release(out, QI_SETS[qis], K, scheduler=address) if (
+                not done.returncode) else None  # fmt: skip
+            dask_verify_seconds = time.perf_counter() - start
         if done.returncode:
             raise SystemExit(f"incrowd anonymize failed:\n{done.stdout}\n{done.stderr}")
         driver_gb = int(done.stderr.strip().splitlines()[-1]) / 2**20
@@ -187,7 +191,9 @@ def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
             "rows": rows, "csv_gb": round(size / 2**30, 2), "workers": 2,
             "block_size": block_size, "blocks": meta["blocking"]["n_blocks"],
             "seconds": round(seconds, 1), "ncp": round(meta["loss"]["ncp"], 5),
-            "verified": report.ok, "verify_seconds": round(verify_seconds, 1),
+            "verified": report.ok and on_dask == report,
+            "verify_seconds": round(verify_seconds, 1),
+            "verify_on_dask_seconds": round(dask_verify_seconds, 1),
             "driver_peak_gb": round(driver_gb, 2), "worker_peak_gb": peaks,
             "certified_ratio": _round(meta["certified_ratio"]),
             "blocked_certified_ratio": _round(meta["blocked_certified_ratio"]),
