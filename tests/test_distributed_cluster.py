@@ -56,6 +56,19 @@ def test_a_running_cluster_through_the_command_line(cluster, census_csv, tmp_pat
     assert run(["verify", str(out), "--qi", ",".join(QI), "--k", "5"]) == 0
     report = verify(out, QI, 5)
     assert report.ok and report.n_records == 6_000
+    assert run(["verify", str(out), "--qi", ",".join(QI), "--k", "5", "--scheduler", cluster]) == 0
+
+
+def test_a_dataset_of_many_parts_is_verified_on_a_running_cluster(cluster, tmp_path):
+    """Its metadata (a line per part) is large: Dask once made a task of it and failed."""
+    from incrowd.distributed import verify_release
+
+    table, schema = make_census(30_000, random_state=4)
+    written = write_blocks(table, schema, 5, tmp_path / "r.parquet", block_size=200, floor=100,
+                           method="mdav", scheduler="sync", seed=1)  # fmt: skip
+    assert written.metadata["blocking"]["n_blocks"] >= 150
+    there = verify_release(written.path, schema.qi_names, 5, scheduler=cluster)
+    assert there.ok and there == verify(written.path, schema.qi_names, 5)
 
 
 def test_an_unreachable_scheduler_is_a_clear_error(census_csv, tmp_path, capsys):

@@ -284,7 +284,8 @@ def verify_release(
     with _client(_checked_scheduler(scheduler), workers) as client:
         from distributed import as_completed
 
-        futures = client.map(_check_file, files.paths, qi=qi, meta=meta, pure=False, retries=1)
+        futures = [client.submit(_check_file, path, qi, meta, pure=False, retries=1)
+                   for path in files.paths]  # fmt: skip
         checks: dict[str, PartCheck] = {}
         digests: dict[str, str] = {}
         for future in as_completed(futures):
