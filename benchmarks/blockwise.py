@@ -156,7 +156,15 @@ DRIVER = (
 
 def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
          spills: list[str]) -> list[dict]:  # fmt: skip
-    frame, _ = census(rows, qis)
+    frame, schema = census(rows, qis)
+    hierarchies = []  # the same metrics as the Python runs: Adult's hierarchies, zip prefixes
+    for name, metric in schema.quasi_identifiers.items():
+        if isinstance(metric, incrowd.Hierarchical):
+            source = metric.hierarchy.source
+            hierarchies += [
+                "--hierarchy",
+                f"{name}={source if Path(source).is_file() else 'prefix'}",
+            ]
     source = folder / "in.csv"
     frame[[*QI_SETS[qis], "income"]].to_csv(source, index=False)
     del frame
@@ -168,7 +176,7 @@ def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
             argv = ["anonymize", str(source), "--qi", ",".join(QI_SETS[qis]),
                     "--sensitive", "income", "--k", str(K), "--method", method, "--seed", "1",
                     "--scheduler", address, "--block-size", str(block_size),
-                    "--spill", spill, "--out", str(out), "--quiet"]  # fmt: skip
+                    "--spill", spill, "--out", str(out), "--quiet", *hierarchies]  # fmt: skip
             start = time.perf_counter()
             done = subprocess.run([sys.executable, "-c", DRIVER, *argv], capture_output=True,
                                   text=True, check=False)  # fmt: skip
