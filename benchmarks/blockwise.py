@@ -160,11 +160,9 @@ def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
     hierarchies = []  # the same metrics as the Python runs: Adult's hierarchies, zip prefixes
     for name, metric in schema.quasi_identifiers.items():
         if isinstance(metric, incrowd.Hierarchical):
-            source = metric.hierarchy.source
-            hierarchies += [
-                "--hierarchy",
-                f"{name}={source if Path(source).is_file() else 'prefix'}",
-            ]
+            spec = metric.hierarchy.source
+            spec = spec if Path(spec).is_file() else "prefix"
+            hierarchies += ["--hierarchy", f"{name}={spec}"]
     source = folder / "in.csv"
     frame[[*QI_SETS[qis], "income"]].to_csv(source, index=False)
     del frame
