@@ -226,6 +226,36 @@ def test_against_the_exact_optimum(kind):
     assert np.median(ratios) < 1.5
 
 
+def test_parts_capped_radius_bounds_sum_below_the_whole_optimum():
+    """A table cut in two: each part's radius bound, with every record's distances capped at
+    its distance to the other part, bounds its share of the *whole* table's optimum (the
+    global certificate of blockwise runs, :mod:`incrowd.distributed`)."""
+    rng = np.random.default_rng(12)
+    tight = 0
+    for _ in range(40):
+        n = int(rng.integers(8, 13))
+        k = int(rng.integers(2, 4))
+        points = rng.integers(0, 9, size=(n, 2)).astype(float)
+        whole = MetricSpace.from_array(points)
+        D = distances(whole)
+        left = points[:, 0] <= np.median(points[:, 0])
+        if min(left.sum(), (~left).sum()) < k:
+            continue
+        bound = 0.0
+        for part in (left, ~left):
+            model = RCellular(k=k).fit(MetricSpace.from_array(points[part]))
+            cap = D[np.ix_(part, ~part)].min(axis=1)
+            capped = model.capped_lower_bound(cap)
+            assert capped <= model.radius_bound_ + 1e-9
+            bound += capped
+        opt, _ = optimum(RCellular(k=k).cost(whole), n, k)
+        assert bound <= opt + 1e-9
+        tight += bound >= 0.5 * opt
+    assert tight >= 10  # and not vacuous
+    assert RCellularOutliers(k=2, epsilon=0.2).fit(FIG_1_1).capped_lower_bound(np.ones(5)) is None
+    assert CellularClustering().fit(FIG_1_1).capped_lower_bound(np.ones(5)) is None
+
+
 def test_outliers_leave_at_most_epsilon_n_and_bound_the_budgeted_optimum():
     rng = np.random.default_rng(9)
     for _ in range(15):

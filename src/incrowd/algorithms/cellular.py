@@ -36,6 +36,7 @@ import numpy as np
 
 from ..base import Algorithm, Guarantee, Tags
 from ..costs import CellularCost, SetupCost
+from ..data.geometry import Geometry
 from ..data.space import MetricSpace
 from ..errors import ParameterError
 from ..params import CrowdSize, Interval, SetupCostValue
@@ -129,6 +130,23 @@ class _Dual:
     def radius_floors(self) -> np.ndarray:
         """Per record, the least radius its crowd can have (:func:`radius_floor`)."""
         return radius_floor(self.nd, self.ni, self.rho)[self.inverse]
+
+    @property
+    def floor_lists(self) -> tuple[np.ndarray, ...]:
+        """What :func:`_capped_floors` needs (the lists, not the growth)."""
+        return self.nd, self.ni, self.rho, self.inverse
+
+
+def _capped_floors(lists: tuple[np.ndarray, ...], cap: np.ndarray) -> np.ndarray:
+    """Per record, the least radius its crowd can have when this table is a part of a larger
+    one and ``cap[i]`` bounds from below record ``i``'s distance to any record outside it: a
+    center outside is at least ``cap[i]`` away, and a center ``c`` inside holds ``k``
+    records within ``min(ρ_c, cap[c])`` at the closest."""
+    nd, ni, rho, inverse = lists
+    rows = np.full(rho.size, np.inf)
+    np.minimum.at(rows, inverse, cap)  # copies of a row share its cap
+    floors = radius_floor(nd, ni, np.minimum(rho, rows))
+    return np.minimum(floors, rows)[inverse]
 
 
 def _check_setup(f: np.ndarray, start: np.ndarray) -> None:
@@ -314,6 +332,22 @@ class CellularClustering(Algorithm):
         self.dual_bound_ = dual_bound
         self.dual_checked_ = check.needed
         self.lower_bound_ = max(dual_bound or 0.0, self.radius_bound_)
+        # the radius bound, capped, bounds a larger table's optimum from this part of it
+        self._floor_lists = dual.floor_lists if k >= 2 and budget == 0 else None
+
+    def capped_lower_bound(self, cap: np.ndarray) -> float | None:
+        """``Σ_i β_i`` with each record's distances to records beyond this table capped at
+        ``cap[i]`` (:func:`_capped_floors`); for crowds of ``k ≥ 2`` without
+        outliers. The dual bound is not capped: a candidate of the larger table may have a
+        radius below the least this table checked (another part's records within it).
+        """
+        lists = getattr(self, "_floor_lists", None)
+        if lists is None:
+            return None
+        return float(_capped_floors(lists, np.asarray(cap, dtype=float)).sum())
+
+    def bound_geometry(self, space: MetricSpace) -> Geometry | None:
+        return space.geometry if getattr(self, "_floor_lists", None) is not None else None
 
     @property
     def certificate_(self) -> dict[str, object]:

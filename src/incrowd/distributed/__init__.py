@@ -24,7 +24,8 @@ blocks' lower bounds bounds the optimum **of the blocked problem** — crowds co
 blocks — not the optimum of the whole table, which may use crowds across block boundaries.
 The metadata reports it as ``blocked_lower_bound`` and ``blocked_certified_ratio``. Where a
 method's bound is a sum over records of distances to their nearest neighbours (``forest``,
-``mu-approx``: :meth:`~incrowd.base.Algorithm.capped_lower_bound`), each block also bounds
+``mu-approx``, and r-cellular's radius bound, not its dual:
+:meth:`~incrowd.base.Algorithm.capped_lower_bound`), each block also bounds
 its share of the **whole** table's: any record of another block lies beyond one of the cuts
 that made this block, so a record's neighbour distance in the whole table is at least its
 distance in the block capped at its distance across those cuts (to its own copy with the
