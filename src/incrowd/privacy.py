@@ -24,8 +24,8 @@ from .release import Release, read_release
 from .release.centers import COUNT
 from .release.files import changed_files, read_release_parts
 
-__all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "PartCheck",
-           "check_part", "merge_checks", "finish_check"]  # fmt: skip
+__all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "add_up",
+           "PartCheck", "check_part", "merge_checks", "finish_check", "PART_META"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,29 @@ def group_sizes(table: pd.DataFrame, qi: Sequence[str], weights: Any = None) -> 
     return pd.Series(weights).groupby([h1, h2], sort=False).sum()
 
 
+def add_up(sizes: Sequence[pd.Series]) -> pd.Series:
+    """Group sizes of several parts (:func:`group_sizes`) as one: a group's counts add up
+    across the parts that hold it (sorting the keys once, not merging indexes)."""
+    if len(sizes) == 1:
+        return sizes[0]
+    if not sizes:
+        return pd.Series(dtype=np.int64)
+    h1, h2 = (np.concatenate([s.index.get_level_values(i).to_numpy(dtype=np.uint64)
+                              for s in sizes]) for i in (0, 1))  # fmt: skip
+    counts = np.concatenate([s.to_numpy(dtype=np.int64) for s in sizes])
+    order = np.lexsort((h2, h1))
+    h1, h2, counts = h1[order], h2[order], counts[order]
+    first = np.ones(h1.size, dtype=bool)
+    first[1:] = (h1[1:] != h1[:-1]) | (h2[1:] != h2[:-1])
+    starts = np.flatnonzero(first)
+    total = np.add.reduceat(counts, starts) if counts.size else counts
+    return pd.Series(total, index=pd.MultiIndex.from_arrays([h1[starts], h2[starts]]))
+
+
+#: The metadata a part's check reads (a worker gets these, not the whole metadata).
+PART_META = ("release", "withheld_columns", "sensitive")
+
+
 @dataclass
 class PartCheck:
     """What one part of a release (a block, a file, a chunk) shows on its own: its form,
@@ -182,7 +205,7 @@ def merge_checks(parts: Iterable[PartCheck]) -> PartCheck:
     if merged is None:
         return PartCheck("records", sizes=pd.Series(dtype=np.int64))
     if usable:
-        total = sizes[0] if len(sizes) == 1 else pd.concat(sizes).groupby(level=[0, 1]).sum()
+        total = add_up(sizes)
         merged.sizes = total[total > 0]
     return merged
 

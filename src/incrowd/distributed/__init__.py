@@ -70,8 +70,10 @@ from ..params import check_k, check_seed
 from ..partition import Partition
 from ..pipeline import anonymize
 from ..privacy import (
+    PART_META,
     PartCheck,
     VerificationReport,
+    add_up,
     check_part,
     finish_check,
     group_sizes,
@@ -249,7 +251,7 @@ def write_blocks(
             classes.append(_class_sizes(result.table, plan.schema.qi_names))
         order = range(len(plan.blocks))
         meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
-                         pd.concat(classes).groupby(level=[0, 1]).sum())  # fmt: skip
+                         add_up(classes))  # fmt: skip
         path, meta_path, meta = sink.commit(meta)
     except BaseException:
         sink.discard()
@@ -281,11 +283,12 @@ def verify_release(
         msg = f"k must be a positive integer, got {k!r}"
         raise InputError(msg)
     meta = dict(files.metadata or {})
+    slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
     qi = [str(c) for c in qi]
     with _client(_checked_scheduler(scheduler), workers) as client:
         from distributed import as_completed
 
-        futures = [client.submit(_check_file, path, qi, meta, pure=False, retries=1)
+        futures = [client.submit(_check_file, path, qi, slim, pure=False, retries=1)
                    for path in files.paths]  # fmt: skip
         checks: dict[str, PartCheck] = {}
         digests: dict[str, str] = {}
