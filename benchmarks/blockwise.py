@@ -34,10 +34,11 @@ blocks on disk.
 
 The figures quoted in the README and the closing notes come from::
 
-    python benchmarks/blockwise.py loss speedup scale
+    python benchmarks/blockwise.py speedup loss
     python benchmarks/blockwise.py loss --qis zip --rows 200000 --block-size 50000
-    python benchmarks/blockwise.py file --rows 10000000 --block-size 50000 --spill always
-    python benchmarks/blockwise.py file --rows 2000000 --spill always never --method mdav
+    python benchmarks/blockwise.py scale --qis zip --method mdav --block-size 10000
+    python benchmarks/blockwise.py file --block-size 50000
+    python benchmarks/blockwise.py file --block-size 10000 --qis zip
 """
 
 from __future__ import annotations
