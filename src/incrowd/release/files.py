@@ -267,20 +267,16 @@ class ReleaseFiles:
 def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> ReleaseFiles:
     """Read a release written by :func:`write_release` or blockwise (a CSV file, a Parquet
     file or a Parquet dataset directory), finishing an interrupted write."""
-    target = Path(path)
-    if not (target.is_file() or (target.is_dir() and is_parquet(target))):
-        msg = f"release file not found: {target}"
-        raise InputError(msg)
-    table_path, meta_path = resolve([target, metadata_path(target)])
-    meta = _read_metadata(meta_path)
-    if table_path.is_dir():
-        parts = ReleaseParts(meta, release_parts(table_path, meta))
-        return ReleaseFiles(pd.concat(list(parts.parts), ignore_index=True), meta, parts.sha256)
-    parquet = is_parquet(target)
+    files = read_release_parts(path, sep=sep)
+    if files.dataset:
+        table = pd.concat(list(files.parts), ignore_index=True)
+        return ReleaseFiles(table, files.metadata, files.sha256)
+    [table_path] = files.paths
+    parquet = is_parquet(table_path)
     table = read_table(table_path, sep=sep, form="parquet" if parquet else "csv")
     if not parquet:
         table = unescape_formulas(table)
-    return ReleaseFiles(table, meta, file_sha256(table_path))
+    return ReleaseFiles(table, files.metadata, file_sha256(table_path))
 
 
 @dataclass
