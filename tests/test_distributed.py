@@ -462,3 +462,25 @@ def test_a_csv_release_is_verified_chunk_by_chunk(census, tmp_path, monkeypatch)
     edited.write_text(header + ",".join(odd) + "".join(lines[2:]))
     report = verify(edited, schema.qi_names, 5)
     assert any("fewer than k=5" in p and "smallest has 1" in p for p in report.problems)
+
+
+def test_a_table_file_is_never_its_own_output(census, tmp_path):
+    from incrowd.errors import OutputError
+
+    table, schema = census
+    source = _write(table, schema, tmp_path / "r.csv").path  # replaceable as a release
+    before = source.read_bytes()
+    with pytest.raises(OutputError, match="input"):
+        _write(str(source), schema, source)
+    assert source.read_bytes() == before
+
+
+def test_verifying_on_dask_checks_the_request_first(census, tmp_path):
+    from incrowd.distributed import verify_release
+
+    table, schema = census
+    written = _write(table, schema, tmp_path / "r.parquet")
+    with pytest.raises(InputError, match="no quasi-identifiers"):
+        verify_release(written.path, [], 5, scheduler="local")
+    with pytest.raises(InputError, match="positive integer"):
+        verify_release(written.path, schema.qi_names, 0, scheduler="local")

@@ -25,7 +25,8 @@ from .release.centers import COUNT
 from .release.files import changed_files, read_release_parts
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "add_up",
-           "PartCheck", "check_part", "merge_checks", "finish_check", "PART_META"]  # fmt: skip
+           "PartCheck", "check_part", "merge_checks", "finish_check", "PART_META",
+           "checked_request"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,13 +76,7 @@ def verify(
     Raises :class:`~incrowd.InputError` for a usage error (a quasi-identifier the table
     does not have, a k below 1); a release that fails a check is reported, not raised.
     """
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        msg = f"k must be a positive integer, got {k!r}"
-        raise InputError(msg)
-    qi = [str(c) for c in qi]
-    if not qi:
-        msg = "no quasi-identifiers given to check"
-        raise InputError(msg)
+    qi, k = checked_request(qi, k)
     constrained = diversity is not None and diversity.active
     if isinstance(release, Release):
         table, meta, altered = release.table, dict(metadata or release.metadata), []
@@ -102,6 +97,19 @@ def verify(
         assert diversity is not None
         extra = _check_diversity(table, qi, diversity, sensitive, meta, checked.form)
     return finish_check(checked, int(k), meta, altered, release, extra)
+
+
+def checked_request(qi: Sequence[str], k: int) -> tuple[list[str], int]:
+    """The quasi-identifiers (as text) and k of a verification; an :class:`InputError` for
+    none given or a k below 1."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        msg = f"k must be a positive integer, got {k!r}"
+        raise InputError(msg)
+    names = [str(c) for c in qi]
+    if not names:
+        msg = "no quasi-identifiers given to check"
+        raise InputError(msg)
+    return names, int(k)
 
 
 #: Two 16-character keys of independent 64-bit hashes: a group is known by 128 bits.

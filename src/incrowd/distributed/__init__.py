@@ -75,6 +75,7 @@ from ..privacy import (
     VerificationReport,
     add_up,
     check_part,
+    checked_request,
     finish_check,
     group_sizes,
     merge_checks,
@@ -215,9 +216,11 @@ def write_blocks(
     """
     from ._sink import BlockSink
 
-    check_release_target(out, protect, directory=True)  # before any work is done
     if isinstance(table, str | os.PathLike):
         table = TableFile(table)
+    if isinstance(table, TableFile):
+        protect = [*protect, table.path]  # the input is never the output
+    check_release_target(out, protect, directory=True)  # before any work is done
     if isinstance(table, TableFile):
         schema.check_columns(table.columns)
         planning = [*schema.qi_names, *(b for b in by if b not in schema.qi_names)]
@@ -276,15 +279,12 @@ def verify_release(
     on one machine or a shared file system), and the group sizes are added up here. Any
     other release (one CSV or Parquet file) is checked here, chunk by chunk.
     """
+    qi, k = checked_request(qi, k)
     files = read_release_parts(path, sep=sep)
     if not files.dataset or scheduler == "sync":
         return verify(path, qi, k, sep=sep)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        msg = f"k must be a positive integer, got {k!r}"
-        raise InputError(msg)
     meta = dict(files.metadata or {})
     slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
-    qi = [str(c) for c in qi]
     with _client(_checked_scheduler(scheduler), workers) as client:
         from distributed import as_completed
 
