@@ -267,6 +267,11 @@ def greedy_k_centers(
     in_s = knn.kth(r - 1) <= reach(x)  # |D(v, 2R)| >= r
     if in_s.sum() < need:
         return None
+    tree = space.index().live_tree
+    if tree is not None:
+        first, inverse, _, _ = space.index().distinct_rows
+        rows, covered_rows = tree.greedy_cover(in_s[first], reach(x), reach(2 * x), k_max)
+        return _assign(space, first[rows], covered_rows[inverse], need)
     cand = np.flatnonzero(in_s & space.index().representative)
     heap = [(-int(c), int(v)) for c, v in zip(_count_bounds(space, cand, x), cand, strict=True)]
     heapq.heapify(heap)
@@ -282,11 +287,17 @@ def greedy_k_centers(
             continue
         open_.kill(open_.ball(v, 2 * x))
         centers.append(v)
-    covered = ~open_.live
-    if covered.sum() < need or not centers:
+    return _assign(space, np.asarray(centers, dtype=np.intp), ~open_.live, need)
+
+
+def _assign(
+    space: MetricSpace, centers: np.ndarray, covered: np.ndarray, need: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each covered record to its nearest center; None when fewer than ``need`` are
+    covered (the greedy step failed)."""
+    if covered.sum() < need or not centers.size:
         return None
-    ctr = np.asarray(centers, dtype=np.intp)
-    labels = np.full(n, -1, dtype=np.intp)
+    labels = np.full(space.n, -1, dtype=np.intp)
     who = np.flatnonzero(covered)
-    labels[who] = nearest_center(space, ctr, who)
-    return ctr, labels
+    labels[who] = nearest_center(space, centers, who)
+    return centers, labels

@@ -380,7 +380,10 @@ class KRCenterOutliers(_Gather):
     optimum. **Guarantee: radius ≤ 4·OPT** (Thm 2.8).
 
     The greedy keeps a lazy max-heap of neighbourhood counts (they only shrink), so each
-    step recounts exactly only the candidates that reach the top. Its initial keys are exact
+    step recounts exactly only the candidates that reach the top. In up to 16 dense
+    dimensions the heap runs over a KD-tree whose nodes count the uncovered records
+    (:mod:`incrowd.data.live_tree`): a node's box bounds all its candidates at once, and a
+    count adds whole nodes inside the ball. In wider embeddings its initial keys are exact
     counts from one parallel KD-tree call when that is affordable (O(Σ |D(v, 2R)|)), and
     otherwise pivot upper bounds |D(v, 2R)| ≤ |D(p, 2R + ρ)| (ρ = R/2). Either way the
     center chosen is the lowest-index candidate with the largest count, so the choice changes

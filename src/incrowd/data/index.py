@@ -42,6 +42,7 @@ from .kernels import (
     fill_from_points,
     scan_knn,
 )
+from .live_tree import LiveTree
 
 __all__ = ["NeighbourIndex", "SCAN_MAX_DISTINCT", "WIDE_CODES"]
 
@@ -60,6 +61,9 @@ WIDE_LEAF_SIZE = 256
 WIDE_DIM = 32
 #: Largest number of agreement patterns the split search enumerates.
 MAX_PATTERNS = 64
+#: Greedy covering runs on a tree of live counts up to this many dense dimensions (boxes
+#: bound balls poorly in wider embeddings, such as one-hot blocks).
+LIVE_TREE_MAX_DIM = 16
 
 
 class NeighbourIndex:
@@ -307,6 +311,15 @@ class NeighbourIndex:
             points[records], radius, p=self.norm, return_length=True, workers=threads()
         )
         return np.asarray(found, dtype=np.intp)
+
+    @cached_property
+    def live_tree(self) -> LiveTree | None:
+        """A tree of live counts over the distinct rows (:mod:`incrowd.data.live_tree`),
+        or None when the dense embedding is wider than :data:`LIVE_TREE_MAX_DIM`."""
+        if self.geometry.dense_width() > LIVE_TREE_MAX_DIM:
+            return None
+        first, _, counts, _ = self.distinct_rows  # the rows of :attr:`distinct_rows`
+        return LiveTree(self.points[first], counts, first, self.norm)
 
     def nearest(self, records: np.ndarray, k: int, bound: float) -> list[tuple[np.ndarray, bool]]:
         """For each record: its ``k`` nearest records closer than ``bound`` (exclusive), and
