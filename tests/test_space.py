@@ -119,3 +119,34 @@ def test_refuses_large_pairwise_and_bad_input():
         MetricSpace.from_array([["a", "b"]])
     with pytest.raises(ParameterError):
         MetricSpace.from_array([[1.0]], norm=3)
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+def test_neighbour_lists_of_mixed_tables_match_brute_force(norm):
+    # the compiled scan over distinct rows stops early on a proven floor; it must still
+    # find the exact distances (ties may pick either neighbour, the distances may not differ)
+    from incrowd.testing import random_hierarchy
+
+    rng = np.random.default_rng(norm)
+    for _ in range(25):
+        n = int(rng.integers(12, 160))
+        size = int(rng.integers(2, 9))
+        table = pd.DataFrame(
+            {
+                "x": rng.integers(0, 4, n).astype(float),
+                "c": [f"c{v}" for v in rng.integers(0, int(rng.integers(1, 5)), n)],
+                "h": [f"v{v}" for v in rng.integers(0, size, n)],
+            }
+        )
+        schema = Schema(
+            {
+                "x": Numeric(weight=float(rng.uniform(0.1, 2))),
+                "c": Categorical(weight=float(rng.uniform(0.1, 2))),
+                "h": Hierarchical(random_hierarchy(rng, size, int(rng.integers(1, 4)))),
+            }
+        )
+        space = MetricSpace.from_table(table, schema, norm=norm)
+        q = int(rng.integers(1, min(8, n - 1) + 1))
+        dist, _ = space.knn(q)
+        want = np.sort(space.pairwise(), axis=1)[:, :q]
+        np.testing.assert_allclose(dist, want, atol=1e-12)

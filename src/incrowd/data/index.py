@@ -160,8 +160,11 @@ class NeighbourIndex:
 
     def _scan_lists(self, rows: Geometry, q: int) -> tuple[np.ndarray, np.ndarray]:
         num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
+        block_lo, block_hi = _prefix_blocks(codes)
+        floor = ent.min(axis=0) if rows.n else np.zeros(codes.shape[1])
         parts = chunked(
-            lambda lo, hi: scan_knn(num, codes, ent, q, self.norm, lo, hi),
+            lambda lo, hi: scan_knn(num, codes, ent, block_lo, block_hi, floor, q, self.norm,
+                                    lo, hi),  # fmt: skip
             chunks(rows.n, 4 * threads(), minimum=512),
         )
         return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
@@ -406,6 +409,25 @@ class SubsetIndex:
         shift = self.local_starts[ids] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
         pos = self.local_order[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
         return self.records[pos]
+
+
+def _prefix_blocks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows sorted by their codes: row ``u``'s rows sharing its first ``t + 1`` codes
+    are ``block_lo[t, u]..block_hi[t, u] - 1``."""
+    m, b = codes.shape
+    block_lo = np.empty((b, m), dtype=np.intp)
+    block_hi = np.empty((b, m), dtype=np.intp)
+    changed = np.zeros(m, dtype=bool)
+    positions = np.arange(m)
+    for t in range(b):
+        if m:
+            changed[1:] |= codes[1:, t] != codes[:-1, t]
+            changed[0] = True
+        starts = np.maximum.accumulate(np.where(changed, positions, 0))
+        ends = np.minimum.accumulate(np.where(np.r_[changed[1:], True], positions, m)[::-1])[::-1]
+        block_lo[t] = starts
+        block_hi[t] = ends + 1
+    return block_lo, block_hi
 
 
 def _self_first(dist: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -41,12 +41,18 @@ def insert_sorted(best_d, best_i, slot, d, v):
 
 
 @jit()
-def scan_knn(num, codes, ent, q, norm, lo, hi):
+def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
     """The ``q`` nearest rows of every row ``lo..hi-1`` (itself first), by an exact scan.
 
     Rows are sorted by their codes, so each query scans outward from itself (similar rows
     first, the bound tightens early) and drops a candidate as soon as its partial sum
     passes the ``q``-th best. Sums are squared under L2 and rooted at the end.
+
+    The scan stops once it has passed every row that shares the first ``t + 1`` codes
+    with the query (rows ``block_lo[t, u]..block_hi[t, u] - 1``) and the ``q``-th best is
+    no more than what any other row must cost: such a row differs in some column ``j ≤ t``,
+    which adds at least the query's entry there plus ``floor[j]`` (the column's smallest
+    entry). Those rows would all be dropped, so stopping changes no answer.
     """
     m = num.shape[0]
     a, b = num.shape[1], codes.shape[1]
@@ -54,35 +60,46 @@ def scan_knn(num, codes, ent, q, norm, lo, hi):
     out_i = np.empty((hi - lo, q), dtype=np.intp)
     best_d = np.empty(q)
     best_i = np.empty(q, dtype=np.intp)
+    least = np.empty(b)  # least[t]: what a row outside block t costs at least
     for u in range(lo, hi):
         for t in range(q):
             best_d[t] = np.inf
             best_i[t] = -1
         best_d[0] = 0.0
         best_i[0] = u
+        running = np.inf
+        for j in range(b):
+            c = ent[u, j] + floor[j] if norm == 1 else ent[u, j] ** 2 + floor[j] ** 2
+            running = min(running, c)
+            least[j] = running
+        level = b - 1  # deepest block not yet passed
         reach = max(u, m - 1 - u)
         for s in range(1, 2 * reach + 1):
             v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
-            if v < 0 or v >= m:
-                continue
-            bound = best_d[q - 1]
-            d = 0.0
-            for j in range(a):
-                t = abs(num[u, j] - num[v, j])
-                d += t if norm == 1 else t * t
-            if d >= bound:
-                continue
-            for j in range(b):
-                if codes[u, j] != codes[v, j]:
-                    if norm == 1:
-                        d += ent[u, j] + ent[v, j]
-                    else:
-                        d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
-                    if d >= bound:
-                        break
-            if d >= bound:
-                continue
-            insert_sorted(best_d, best_i, q - 1, d, v)
+            if 0 <= v < m:
+                bound = best_d[q - 1]
+                d = 0.0
+                for j in range(a):
+                    t = abs(num[u, j] - num[v, j])
+                    d += t if norm == 1 else t * t
+                if d < bound:
+                    for j in range(b):
+                        if codes[u, j] != codes[v, j]:
+                            if norm == 1:
+                                d += ent[u, j] + ent[v, j]
+                            else:
+                                d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
+                            if d >= bound:
+                                break
+                    if d < bound:
+                        insert_sorted(best_d, best_i, q - 1, d, v)
+            left, right = u - s // 2, u + (s + 1) // 2
+            while level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
+                if best_d[q - 1] <= least[level]:
+                    break
+                level -= 1
+            if level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
+                break
         for t in range(q):
             out_d[u - lo, t] = best_d[t] if norm == 1 else np.sqrt(best_d[t])
             out_i[u - lo, t] = best_i[t]
