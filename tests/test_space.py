@@ -122,7 +122,7 @@ def test_refuses_large_pairwise_and_bad_input():
 
 
 @pytest.mark.parametrize("norm", [1, 2])
-def test_neighbour_lists_of_mixed_tables_match_brute_force(norm):
+def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
     # the compiled scan over distinct rows stops early on a proven floor; it must still
     # find the exact distances (ties may pick either neighbour, the distances may not differ)
     from incrowd.testing import random_hierarchy
@@ -148,5 +148,8 @@ def test_neighbour_lists_of_mixed_tables_match_brute_force(norm):
         space = MetricSpace.from_table(table, schema, norm=norm)
         q = int(rng.integers(1, min(8, n - 1) + 1))
         dist, _ = space.knn(q)
-        want = np.sort(space.pairwise(), axis=1)[:, :q]
-        np.testing.assert_allclose(dist, want, atol=1e-12)
+        full = space.pairwise()
+        np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :q], atol=1e-12)
+        # ball counts scan the distinct rows too
+        r = float(np.quantile(full, rng.uniform(0.05, 0.6))) * (1 + 1e-9)
+        np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))

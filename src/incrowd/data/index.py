@@ -40,6 +40,7 @@ from .kernels import (
     brute_groups,
     expand_lists,
     fill_from_points,
+    scan_counts,
     scan_knn,
 )
 from .live_tree import LiveTree
@@ -304,7 +305,23 @@ class NeighbourIndex:
         return [self.expand(np.asarray(ids, dtype=np.intp)) for ids in found]
 
     def counts(self, records: np.ndarray, radius: float) -> np.ndarray:
-        """How many records lie within ``radius`` (inclusive) of each of ``records``."""
+        """How many records lie within ``radius`` (inclusive) of each of ``records``.
+
+        Over labels, up to :data:`SCAN_MAX_DISTINCT` distinct rows, a compiled scan of the
+        distinct rows (on Adult many times faster than balls in the one-hot embedding)."""
+        if self.geometry.codes.shape[1] and self.n_distinct <= SCAN_MAX_DISTINCT:
+            _, inverse, weight, _, _ = self._distinct
+            rows = self._rows()
+            num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
+            asked, where = np.unique(inverse[np.asarray(records, dtype=np.intp)],
+                                     return_inverse=True)  # fmt: skip
+            parts = chunked(
+                lambda lo, hi: scan_counts(num, codes, ent, weight, asked, radius, self.norm,
+                                           lo, hi),  # fmt: skip
+                chunks(asked.size, 4 * threads(), minimum=64),
+            )
+            found = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            return found[where.ravel()].astype(np.intp)
         tree, points = self._tree
         if self.deduplicated:
             ids = tree.query_ball_point(points[records], radius, p=self.norm, workers=threads())

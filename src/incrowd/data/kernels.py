@@ -107,6 +107,38 @@ def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
 
 
 @jit()
+def scan_counts(num, codes, ent, weight, asked, radius, norm, lo, hi):
+    """For rows ``asked[lo:hi]``: the weight of the rows within ``radius`` (inclusive), by
+    an exact scan that drops a row once its partial sum passes the radius."""
+    m = num.shape[0]
+    a, b = num.shape[1], codes.shape[1]
+    limit = radius if norm == 1 else radius * radius
+    out = np.zeros(hi - lo, dtype=np.int64)
+    for t in range(lo, hi):
+        u = asked[t]
+        total = 0
+        for v in range(m):
+            d = 0.0
+            for j in range(a):
+                g = abs(num[u, j] - num[v, j])
+                d += g if norm == 1 else g * g
+            if d > limit:
+                continue
+            for j in range(b):
+                if codes[u, j] != codes[v, j]:
+                    if norm == 1:
+                        d += ent[u, j] + ent[v, j]
+                    else:
+                        d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
+                    if d > limit:
+                        break
+            if d <= limit:
+                total += weight[v]
+        out[t - lo] = total
+    return out
+
+
+@jit()
 def best_of_candidates(num, codes, ent, cand, q, norm):
     """For each row ``u``, the ``q`` nearest among ``u`` itself and its candidate rows
     ``cand[u]`` (−1 = none; duplicates allowed), by exact distance; ties by row index."""
