@@ -162,10 +162,11 @@ class NeighbourIndex:
     def _scan_lists(self, rows: Geometry, q: int) -> tuple[np.ndarray, np.ndarray]:
         num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
         block_lo, block_hi = _prefix_blocks(codes)
+        run_lo, run_hi, whole = _runs(codes)
         floor = ent.min(axis=0) if rows.n else np.zeros(codes.shape[1])
         parts = chunked(
-            lambda lo, hi: scan_knn(num, codes, ent, block_lo, block_hi, floor, q, self.norm,
-                                    lo, hi),  # fmt: skip
+            lambda lo, hi: scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole,
+                                    floor, q, self.norm, lo, hi),  # fmt: skip
             chunks(rows.n, 4 * threads(), minimum=512),
         )
         return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
@@ -435,16 +436,36 @@ def _prefix_blocks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     block_lo = np.empty((b, m), dtype=np.intp)
     block_hi = np.empty((b, m), dtype=np.intp)
     changed = np.zeros(m, dtype=bool)
-    positions = np.arange(m)
     for t in range(b):
         if m:
             changed[1:] |= codes[1:, t] != codes[:-1, t]
             changed[0] = True
-        starts = np.maximum.accumulate(np.where(changed, positions, 0))
-        ends = np.minimum.accumulate(np.where(np.r_[changed[1:], True], positions, m)[::-1])[::-1]
-        block_lo[t] = starts
-        block_hi[t] = ends + 1
+        block_lo[t], block_hi[t] = _spans(changed)
     return block_lo, block_hi
+
+
+def _runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column, row ``u``'s run of equal codes (``run_lo[j, u]..run_hi[j, u] - 1``), and
+    whether every code of the column forms a single run."""
+    m, b = codes.shape
+    run_lo = np.empty((b, m), dtype=np.intp)
+    run_hi = np.empty((b, m), dtype=np.intp)
+    whole = np.zeros(b, dtype=bool)
+    for j in range(b):
+        changed = np.r_[True, codes[1:, j] != codes[:-1, j]] if m else np.zeros(0, dtype=bool)
+        run_lo[j], run_hi[j] = _spans(changed)
+        whole[j] = m == 0 or int(changed.sum()) == np.unique(codes[:, j]).size
+    return run_lo, run_hi, whole
+
+
+def _spans(changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each position's span, spans starting where
+    ``changed``."""
+    m = changed.size
+    positions = np.arange(m)
+    starts = np.maximum.accumulate(np.where(changed, positions, 0)) if m else positions
+    ends = np.minimum.accumulate(np.where(np.r_[changed[1:], True], positions, m)[::-1])[::-1]
+    return starts, ends + 1
 
 
 def _self_first(dist: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

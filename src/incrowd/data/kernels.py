@@ -41,18 +41,26 @@ def insert_sorted(best_d, best_i, slot, d, v):
 
 
 @jit()
-def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
+def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, q, norm, lo,
+             hi):  # fmt: skip
     """The ``q`` nearest rows of every row ``lo..hi-1`` (itself first), by an exact scan.
 
     Rows are sorted by their codes, so each query scans outward from itself (similar rows
     first, the bound tightens early) and drops a candidate as soon as its partial sum
     passes the ``q``-th best. Sums are squared under L2 and rooted at the end.
 
-    The scan stops once it has passed every row that shares the first ``t + 1`` codes
-    with the query (rows ``block_lo[t, u]..block_hi[t, u] - 1``) and the ``q``-th best is
-    no more than what any other row must cost: such a row differs in some column ``j ≤ t``,
-    which adds at least the query's entry there plus ``floor[j]`` (the column's smallest
-    entry). Those rows would all be dropped, so stopping changes no answer.
+    The scan stops once every row left must cost at least the ``q``-th best (those rows
+    would all be dropped, so stopping changes no answer). A row the scan has not reached
+    lies outside the window scanned, so
+
+    - once the window holds every row sharing the query's first ``t + 1`` codes (rows
+      ``block_lo[t, u]..block_hi[t, u] − 1``), it differs in some column ``j ≤ t``;
+    - once it holds the run of the query's code in a column whose every code forms one run
+      (``whole[j]``: rows ``run_lo[j, u]..run_hi[j, u] − 1``; coarser levels of the first
+      attribute, for instance), it differs in that column;
+
+    and a difference in column ``j`` adds at least the query's entry plus ``floor[j]``, the
+    column's smallest entry.
     """
     m = num.shape[0]
     a, b = num.shape[1], codes.shape[1]
@@ -61,6 +69,8 @@ def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
     best_d = np.empty(q)
     best_i = np.empty(q, dtype=np.intp)
     least = np.empty(b)  # least[t]: what a row outside block t costs at least
+    gain = np.empty(b)  # each whole column's least cost of a difference
+    when = np.empty(b, dtype=np.intp)  # the step at which the window holds its run
     for u in range(lo, hi):
         for t in range(q):
             best_d[t] = np.inf
@@ -68,11 +78,20 @@ def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
         best_d[0] = 0.0
         best_i[0] = u
         running = np.inf
+        n_whole = 0
         for j in range(b):
             c = ent[u, j] + floor[j] if norm == 1 else ent[u, j] ** 2 + floor[j] ** 2
             running = min(running, c)
             least[j] = running
-        level = b - 1  # deepest block not yet passed
+            if whole[j]:
+                gain[n_whole] = c
+                when[n_whole] = max(2 * (u - run_lo[j, u]), 2 * (run_hi[j, u] - 1 - u) - 1)
+                n_whole += 1
+        order = np.argsort(when[:n_whole])
+        next_whole = 0
+        whole_sum = 0.0
+        level = b - 1  # deepest block the window does not hold yet
+        floor_left = 0.0  # what every row not yet scanned costs at least
         reach = max(u, m - 1 - u)
         for s in range(1, 2 * reach + 1):
             v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
@@ -95,10 +114,13 @@ def scan_knn(num, codes, ent, block_lo, block_hi, floor, q, norm, lo, hi):
                         insert_sorted(best_d, best_i, q - 1, d, v)
             left, right = u - s // 2, u + (s + 1) // 2
             while level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
-                if best_d[q - 1] <= least[level]:
-                    break
+                floor_left = max(floor_left, least[level])
                 level -= 1
-            if level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
+            while next_whole < n_whole and when[order[next_whole]] <= s:
+                whole_sum += gain[order[next_whole]]
+                floor_left = max(floor_left, whole_sum)
+                next_whole += 1
+            if best_d[q - 1] <= floor_left:
                 break
         for t in range(q):
             out_d[u - lo, t] = best_d[t] if norm == 1 else np.sqrt(best_d[t])

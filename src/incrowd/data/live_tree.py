@@ -269,10 +269,9 @@ def _greedy(pts, weight, cand, tie, lo, hi, box_lo, box_hi, first_leaf, leaf_of,
     q = np.empty(pts.shape[1])
     centers = []
     # entries (−bound, tie key, node ≥ 0 or −(row + 1), pick the bound is exact for or −1)
+    if n_cand[0] == 0:
+        return np.zeros(0, dtype=np.intp)
     heap = [(-live[0], low_tie[0], np.int64(0), np.int64(-1))]
-    heap.pop()
-    if n_cand[0] > 0:
-        heap.append((-live[0], low_tie[0], np.int64(0), np.int64(-1)))
     picks = 0
     while heap and picks < max_picks:
         neg, key, ident, exact_at = heapq.heappop(heap)
