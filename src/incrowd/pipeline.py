@@ -151,6 +151,12 @@ def anonymize(
         msg = "l-diversity and t-closeness need sensitive columns (--sensitive)"
         raise ParameterError(msg)
 
+    if constrained and space.n > 1:
+        # the repair reads longer neighbour lists than most methods: build them once, here,
+        # and the method reads its own from them (a second scan cost a second on Adult)
+        space.index(getattr(algorithm.cost(space), "geometry", None)).neighbours(
+            min(space.n - 1, MERGE_NEIGHBOURS)
+        )
     stage(f"forming crowds ({method})")
     algorithm.fit(space)
     if on_fitted is not None:
