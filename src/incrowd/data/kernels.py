@@ -12,22 +12,6 @@ from .._runtime import jit
 
 
 @jit(inline=True)
-def pair_distance(num, codes, ent, u, v, norm):
-    """Distance between rows ``u`` and ``v`` (``ent``: each row's entry per code column)."""
-    d = 0.0
-    for j in range(num.shape[1]):
-        t = abs(num[u, j] - num[v, j])
-        d += t if norm == 1 else t * t
-    for j in range(codes.shape[1]):
-        if codes[u, j] != codes[v, j]:
-            if norm == 1:
-                d += ent[u, j] + ent[v, j]
-            else:
-                d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
-    return d if norm == 1 else np.sqrt(d)
-
-
-@jit(inline=True)
 def insert_sorted(best_d, best_i, slot, d, v):
     """Insert ``(d, v)`` into the ascending buffers, whose entry at ``slot`` is free (or the
     one to drop); equal distances keep the earlier entry first."""
@@ -38,6 +22,34 @@ def insert_sorted(best_d, best_i, slot, d, v):
         t -= 1
     best_d[t] = d
     best_i[t] = v
+
+
+@jit(inline=True)
+def bounded_distance(num, codes, ent, u, v, norm, limit):
+    """Distance between rows ``u`` and ``v`` (squared under L2), or a partial sum above
+    ``limit`` as soon as one passes it."""
+    d = 0.0
+    for j in range(num.shape[1]):
+        t = abs(num[u, j] - num[v, j])
+        d += t if norm == 1 else t * t
+    if d > limit:
+        return d
+    for j in range(codes.shape[1]):
+        if codes[u, j] != codes[v, j]:
+            if norm == 1:
+                d += ent[u, j] + ent[v, j]
+            else:
+                d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
+            if d > limit:
+                return d
+    return d
+
+
+@jit(inline=True)
+def pair_distance(num, codes, ent, u, v, norm):
+    """Distance between rows ``u`` and ``v`` (``ent``: each row's entry per code column)."""
+    d = bounded_distance(num, codes, ent, u, v, norm, np.inf)
+    return d if norm == 1 else np.sqrt(d)
 
 
 @jit()
@@ -63,7 +75,7 @@ def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, 
     column's smallest entry.
     """
     m = num.shape[0]
-    a, b = num.shape[1], codes.shape[1]
+    b = codes.shape[1]
     out_d = np.empty((hi - lo, q))
     out_i = np.empty((hi - lo, q), dtype=np.intp)
     best_d = np.empty(q)
@@ -97,21 +109,9 @@ def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, 
             v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
             if 0 <= v < m:
                 bound = best_d[q - 1]
-                d = 0.0
-                for j in range(a):
-                    t = abs(num[u, j] - num[v, j])
-                    d += t if norm == 1 else t * t
+                d = bounded_distance(num, codes, ent, u, v, norm, bound)
                 if d < bound:
-                    for j in range(b):
-                        if codes[u, j] != codes[v, j]:
-                            if norm == 1:
-                                d += ent[u, j] + ent[v, j]
-                            else:
-                                d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
-                            if d >= bound:
-                                break
-                    if d < bound:
-                        insert_sorted(best_d, best_i, q - 1, d, v)
+                    insert_sorted(best_d, best_i, q - 1, d, v)
             left, right = u - s // 2, u + (s + 1) // 2
             while level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
                 floor_left = max(floor_left, least[level])
@@ -133,28 +133,13 @@ def scan_counts(num, codes, ent, weight, asked, radius, norm, lo, hi):
     """For rows ``asked[lo:hi]``: the weight of the rows within ``radius`` (inclusive), by
     an exact scan that drops a row once its partial sum passes the radius."""
     m = num.shape[0]
-    a, b = num.shape[1], codes.shape[1]
     limit = radius if norm == 1 else radius * radius
     out = np.zeros(hi - lo, dtype=np.int64)
     for t in range(lo, hi):
         u = asked[t]
         total = 0
         for v in range(m):
-            d = 0.0
-            for j in range(a):
-                g = abs(num[u, j] - num[v, j])
-                d += g if norm == 1 else g * g
-            if d > limit:
-                continue
-            for j in range(b):
-                if codes[u, j] != codes[v, j]:
-                    if norm == 1:
-                        d += ent[u, j] + ent[v, j]
-                    else:
-                        d += ent[u, j] * ent[u, j] + ent[v, j] * ent[v, j]
-                    if d > limit:
-                        break
-            if d <= limit:
+            if bounded_distance(num, codes, ent, u, v, norm, limit) <= limit:
                 total += weight[v]
         out[t - lo] = total
     return out

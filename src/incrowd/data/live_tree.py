@@ -152,58 +152,39 @@ def _box_to_box(box_lo, box_hi, s, t, norm):
 
 
 @jit()
-def _count(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, q, radius, norm):
-    """Live weight within ``radius`` (to the power ``norm``) of point ``q``."""
+def _live_within(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, s, q, radius, norm):
+    """Live weight within ``radius`` (to the power ``norm``) of point ``q``, or of box ``s``
+    when ``s ≥ 0`` (at least the count of any point in that box)."""
     stack = np.empty(_STACK, dtype=np.intp)
     stack[0] = 0
     top = 1
     total = 0
+    p = np.empty(pts.shape[1])
     while top:
         top -= 1
         t = stack[top]
         if live[t] == 0:
             continue
-        near, far = _to_box(q, box_lo, box_hi, t, norm)
-        if near > radius:
-            continue
-        if far <= radius:
-            total += live[t]
-        elif t >= first_leaf:
-            for i in range(lo[t], hi[t]):
-                if weight[i] and _to_point(pts, i, q, norm) <= radius:
-                    total += weight[i]
+        if s >= 0:
+            near, far = _box_to_box(box_lo, box_hi, s, t, norm)
         else:
-            stack[top] = 2 * t + 1
-            stack[top + 1] = 2 * t + 2
-            top += 2
-    return total
-
-
-@jit()
-def _box_bound(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, s, radius, norm):
-    """Live weight within ``radius`` of box ``s``: at least the count of any point in it."""
-    stack = np.empty(_STACK, dtype=np.intp)
-    stack[0] = 0
-    top = 1
-    total = 0
-    q = np.empty(pts.shape[1])
-    while top:
-        top -= 1
-        t = stack[top]
-        if live[t] == 0:
-            continue
-        near, far = _box_to_box(box_lo, box_hi, s, t, norm)
+            near, far = _to_box(q, box_lo, box_hi, t, norm)
         if near > radius:
             continue
         if far <= radius:
             total += live[t]
         elif t >= first_leaf:
             for i in range(lo[t], hi[t]):
-                if weight[i]:
-                    for j in range(q.size):
-                        q[j] = pts[i, j]
-                    if _to_box(q, box_lo, box_hi, s, norm)[0] <= radius:
-                        total += weight[i]
+                if weight[i] == 0:
+                    continue
+                if s >= 0:
+                    for j in range(p.size):
+                        p[j] = pts[i, j]
+                    gap = _to_box(p, box_lo, box_hi, s, norm)[0]
+                else:
+                    gap = _to_point(pts, i, q, norm)
+                if gap <= radius:
+                    total += weight[i]
         else:
             stack[top] = 2 * t + 1
             stack[top + 1] = 2 * t + 2
@@ -279,8 +260,8 @@ def _greedy(pts, weight, cand, tie, lo, hi, box_lo, box_hi, first_leaf, leaf_of,
             t = ident
             if n_cand[t] == 0:
                 continue
-            bound = _box_bound(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, t,
-                               x, norm)  # fmt: skip
+            bound = _live_within(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, t, q,
+                                 x, norm)  # fmt: skip
             if heap and (-bound, key) > (heap[0][0], heap[0][1]):
                 heapq.heappush(heap, (-bound, key, ident, np.int64(-1)))
             elif t >= first_leaf:
@@ -298,7 +279,8 @@ def _greedy(pts, weight, cand, tie, lo, hi, box_lo, box_hi, first_leaf, leaf_of,
         if exact_at != picks:
             for j in range(q.size):
                 q[j] = pts[i, j]
-            count = _count(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, q, x, norm)
+            count = _live_within(pts, weight, live, lo, hi, box_lo, box_hi, first_leaf, -1, q,
+                                 x, norm)  # fmt: skip
             if heap and (-count, key) > (heap[0][0], heap[0][1]):
                 heapq.heappush(heap, (-count, key, ident, np.int64(picks)))
                 continue
