@@ -311,9 +311,9 @@ class NeighbourIndex:
         Over labels, up to :data:`SCAN_MAX_DISTINCT` distinct rows, a compiled scan of the
         distinct rows (on Adult many times faster than balls in the one-hot embedding)."""
         if self.geometry.codes.shape[1] and self.n_distinct <= SCAN_MAX_DISTINCT:
-            _, inverse, weight, _, _ = self._distinct
-            rows = self._rows()
-            num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
+            _, inverse, weight, rows = self.distinct_rows
+            num, codes = rows.geometry.numeric, rows.geometry.codes
+            ent = rows.geometry.entry_table()
             asked, where = np.unique(inverse[np.asarray(records, dtype=np.intp)],
                                      return_inverse=True)  # fmt: skip
             parts = chunked(
