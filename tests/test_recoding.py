@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, Numeric, Schema
+from incrowd import (
+    Categorical,
+    Hierarchical,
+    Hierarchy,
+    LocalRecoding,
+    MetricSpace,
+    Numeric,
+    Schema,
+)
 from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms._recoding_bound import attribute_bound
 from incrowd.algorithms._recoding_resplit import resplit_pairs
-from incrowd.algorithms._recoding_seed import global_classes
+from incrowd.algorithms._recoding_seed import (
+    _label_key,
+    _mean_walk,
+    child_ranks,
+    global_classes,
+    mean_classes,
+)
 from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.exact import optimum
 from incrowd.costs import GeneralizationCost
@@ -49,8 +65,9 @@ def test_seeds_are_classes_of_equal_labels_at_their_levels() -> None:
     space = MetricSpace.from_table(table, schema, norm=1)
     model = GeneralizationCost.on(space)
     cm = model.kernel_args()
-    for wait in (0.0, 0.5, 5.0):
-        perm, bounds, levels = global_classes(space.n, 3, wait, cm)
+    seeds = [global_classes(space.n, 3, wait, cm) for wait in (0.0, 0.5, 5.0)]
+    seeds += [mean_classes(space.n, 3, cm, width) for width in (1, 4)]
+    for perm, bounds, levels in seeds:
         assert sorted(perm.tolist()) == list(range(space.n))  # no record lost or repeated
         for c in range(bounds.size - 1):
             members = perm[bounds[c] : bounds[c + 1]]
@@ -68,7 +85,10 @@ def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
     space = MetricSpace.from_table(table, schema, norm=1)
     model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
     cm = model.kernel_args()
-    perm, bounds, levels = global_classes(n, k, 0.5 * float(cm[8].sum()), cm)
+    if seed % 3:
+        perm, bounds, levels = global_classes(n, k, 0.5 * float(cm[8].sum()), cm)
+    else:
+        perm, bounds, levels = mean_classes(n, k, cm)
     labels = np.empty(n, dtype=np.intp)
     labels[perm] = specialize(k, cm, perm, bounds, levels)
     assert np.all(labels >= 0)
@@ -78,6 +98,60 @@ def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
     for c in range(bounds.size - 1):
         seeds[perm[bounds[c] : bounds[c + 1]]] = c
     assert model.of(labels) <= model.of(seeds) + 1e-9
+
+
+def _lattice_best(cm: tuple, k: int) -> float:
+    """The least mean cost per kept record over every node of the lattice where no fewer
+    than ``k`` records wait, by enumeration."""
+    records = np.arange(cm[2].shape[0])
+    best = np.inf
+    for levels in itertools.product(*(range(h + 1) for h in cm[5])):
+        inverse, cost = _label_key(records, np.array(levels), cm)
+        kept = np.bincount(inverse)[inverse] >= k
+        waiting = records.size - int(kept.sum())
+        if kept.any() and (waiting == 0 or waiting >= k):
+            best = min(best, float(cost[kept].mean()))
+    return best
+
+
+def _walk_mean(cm: tuple, k: int, width: int) -> float:
+    records = np.arange(cm[2].shape[0])
+    rank, fan = child_ranks(cm)
+    top, _ = _label_key(records, cm[5], cm)
+    levels = _mean_walk(records, k, cm, rank, fan, top, int(top.max()) + 1, width)
+    inverse, cost = _label_key(records, levels, cm)
+    kept = np.bincount(inverse)[inverse] >= k
+    waiting = records.size - int(kept.sum())
+    assert kept.any() and (waiting == 0 or waiting >= k)
+    return float(cost[kept].mean())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(8, 40))
+def test_a_beam_as_wide_as_the_lattice_finds_its_least_mean_node(seed, k, n) -> None:
+    rng = np.random.default_rng(seed)
+    table, schema = random_table(rng, n, ["hierarchical", "categorical"])
+    space = MetricSpace.from_table(table, schema, norm=1)
+    cm = GeneralizationCost.on(space).kernel_args()
+    exact = _lattice_best(cm, k)
+    assert _walk_mean(cm, k, 10_000) == pytest.approx(exact)
+    for width in (1, 4):  # narrower beams find a valid node, never better than the best
+        assert _walk_mean(cm, k, width) >= exact - 1e-12
+
+
+def test_the_beam_counts_wide_keys_by_sorting() -> None:
+    # two flat attributes of 20 values, each twice: after one is lowered there are 20 classes
+    # and the other's 20 children give 400 keys, more than the dense count covers (8 per
+    # record); the node of least mean is still found
+    rng = np.random.default_rng(5)
+    n = 40
+    table = pd.DataFrame({
+        "a": [f"a{i // 2}" for i in range(n)],
+        "b": [f"b{v // 2}" for v in rng.permutation(n)],
+    })  # fmt: skip
+    schema = Schema({"a": Categorical(), "b": Categorical()})
+    cm = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1)).kernel_args()
+    assert _walk_mean(cm, 2, 10_000) == pytest.approx(_lattice_best(cm, 2))
 
 
 def test_ratio_and_bound_against_the_exact_optimum_on_300_random_tables() -> None:

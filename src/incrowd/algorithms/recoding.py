@@ -23,15 +23,18 @@ from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._recoding_bound import attribute_bound
 from ._recoding_resplit import resplit_pairs
-from ._recoding_seed import global_classes
+from ._recoding_seed import global_classes, mean_classes
 from ._recoding_topdown import specialize
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds
 
 __all__ = ["LocalRecoding"]
 
-#: What a record left for a later round is expected to cost, as a share of the cost of
-#: publishing it as ``*`` everywhere; one specialization runs per share, the cheapest wins
-#: (measured on Adult: 0.5 wins at k = 5, 0.75 at k = 10, 25 and 50).
+#: Lattice nodes the beam of the mean rule keeps (hierarchy labels): on Adult
+#: (``benchmarks/adult.py``) 4 lose 2–4 % less than a greedy walk (1), 8 another 0.2 %.
+BEAM_WIDTH = 4
+#: Value sets use the priced rule: what a record left for a later round is expected to
+#: cost, as a share of the cost of publishing it as ``*`` everywhere; one specialization
+#: runs per share, the cheapest wins (measured on Adult, where the mean rule lost 3–9 %).
 WAIT_SHARES = (0.5, 0.75)
 #: How a split's parts weigh against its gain: the split chosen maximizes
 #: ``gain / parts ** f``; one specialization per value, the cheapest wins (measured on
@@ -55,10 +58,11 @@ class LocalRecoding(GeneralizedMethod):
        (:class:`~incrowd.ForestKAnonymity`): FOREST, DECOMPOSE-COMPONENT, then trees split
        further while that never raises the cost;
     2. a **specialization**: iterated global recodings of the records not yet placed
-       (ARX's local recoding, with a greedy walk of the lattice), each class then split
+       (ARX's local recoding, with a beam search of the lattice for the least mean cost
+       per kept record; :mod:`incrowd.algorithms._recoding_seed`), each class then split
        top-down, attribute by attribute, while a split lowers the cost
-       (:mod:`incrowd.algorithms._recoding_topdown`); run for a few prices of a record
-       left to a later round and two ways of weighing a split's parts.
+       (:mod:`incrowd.algorithms._recoding_topdown`); run for two ways of weighing a
+       split's parts.
 
     Each is improved by moves; the cheaper is then improved by re-splitting pairs of
     neighbouring crowds afresh (:mod:`incrowd.algorithms._recoding_resplit`, from
@@ -171,15 +175,17 @@ class LocalRecoding(GeneralizedMethod):
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)
 
-    @staticmethod
-    def _specialize(model: GeneralizationCost, k: int) -> tuple[np.ndarray, float, float]:
-        """The cheapest specialization over the prices of a waiting record and the
-        weighings of a split's parts: its labels, cost and weighing."""
+    def _specialize(self, model: GeneralizationCost, k: int) -> tuple[np.ndarray, float, float]:
+        """The cheapest specialization over the seeds and the weighings of a split's
+        parts: its labels, cost and weighing."""
         cm = model.kernel_args()
-        top = float(cm[8].sum())
+        if self.generalize == "levels":
+            seeds = [mean_classes(model.n, k, cm, BEAM_WIDTH)]
+        else:
+            top = float(cm[8].sum())
+            seeds = [global_classes(model.n, k, share * top, cm) for share in WAIT_SHARES]
         best: tuple[np.ndarray, float, float] | None = None
-        for share in WAIT_SHARES:
-            perm, bounds, levels = global_classes(model.n, k, share * top, cm)
+        for perm, bounds, levels in seeds:
             for frag in FRAGMENTATION:
                 labels = np.empty(model.n, dtype=np.intp)
                 labels[perm] = specialize(k, cm, perm, bounds, levels, frag)
