@@ -21,7 +21,7 @@ from incrowd import (
 )
 from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms._recoding_bound import attribute_bound
-from incrowd.algorithms._recoding_resplit import resplit_pairs
+from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
 from incrowd.algorithms._recoding_seed import (
     _label_key,
     _mean_walk,
@@ -216,6 +216,21 @@ def test_resplitting_pairs_never_raises_the_cost(seed, k) -> None:
     resplit_pairs(labels, nbr, k, cm, float(seed % 2))
     assert model.of(labels) <= before + 1e-9
     assert np.all(labels >= 0) and np.bincount(labels).min() >= k
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, EXACT_UNION // 2))
+def test_a_small_pair_is_resplit_to_its_optimum(seed, k) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2 * k, EXACT_UNION + 1))
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+    labels = (np.arange(n) >= n // 2).astype(np.intp)  # two crowds, the union is everything
+    _, nbr = space.index(model.geometry).neighbours(n - 1)
+    resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0)
+    assert np.bincount(labels).min() >= k
+    assert model.of(labels) == pytest.approx(optimum(model, n, k)[0], rel=1e-9, abs=1e-12)
 
 
 def test_resplitting_a_crossed_pair_of_crowds_separates_the_letters() -> None:

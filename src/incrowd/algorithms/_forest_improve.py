@@ -48,7 +48,7 @@ def _delete_and_merge(
     x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
 ):
     """Delete ``x`` and merge the rest of its crowd ``a`` into the neighbouring crowd where
-    that lowers the cost most; False when nothing lowers it."""
+    that lowers the cost most; returns that crowd, or −1 when nothing lowers it."""
     b = cm[2].shape[1]
     rest = np.empty(size[a], dtype=np.intp)
     n_rest = _gather(head, nxt, a, x, -1, rest)
@@ -71,7 +71,7 @@ def _delete_and_merge(
             if delta < best_delta:
                 best, best_cost, best_delta = c, merged, delta
     if best < 0:
-        return False
+        return -1
     labels[x] = -1
     for j in range(n_rest):
         y = rest[j]
@@ -88,7 +88,7 @@ def _delete_and_merge(
     size[a] = 0
     cost[best] = best_cost
     cost[a] = 0.0
-    return True
+    return best
 
 
 def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell):
@@ -142,6 +142,11 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell):
                 held[labels[i], sens[i]] += 1
                 if held[labels[i], sens[i]] == 1:
                     distinct[labels[i]] += 1
+    # a record found best where it is is not priced again until its crowd or a crowd of
+    # its neighbours changes (a change stamps the crowds with the next ``clock``)
+    clock = 0
+    version = np.zeros(m, dtype=np.int64)
+    stayed = np.full(n, -1, dtype=np.int64)
     changes = 0
     for _ in range(max_rounds):
         changed = 0
@@ -149,13 +154,27 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell):
             a = labels[x]
             if a < 0:
                 continue
+            if stayed[x] >= 0 and version[a] <= stayed[x]:
+                unchanged = True
+                for t in range(nbr.shape[1]):
+                    c = labels[nbr[x, t]]
+                    if c >= 0 and version[c] > stayed[x]:
+                        unchanged = False
+                        break
+                if unchanged:
+                    continue
             if size[a] == k:
-                if allow_delete and _delete_and_merge(
-                    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp,
-                    tick, cm,
-                ):  # fmt: skip
-                    changed += 1
-                tick += (b + 1) * (nbr.shape[1] * k + 1)
+                if allow_delete:
+                    into = _delete_and_merge(
+                        x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost,
+                        stamp, tick, cm,
+                    )  # fmt: skip
+                    if into >= 0:
+                        changed += 1
+                        clock += 1
+                        version[a] = clock
+                        version[into] = clock
+                    tick += (b + 1) * (nbr.shape[1] * k + 1)
                 continue
             if size[a] < k:
                 continue
@@ -189,7 +208,12 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell):
                         best = c
                         best_cost = joined
             if best == -2:
+                stayed[x] = clock
                 continue
+            clock += 1
+            version[a] = clock
+            if best >= 0:
+                version[best] = clock
             # unlink x from a
             if prv[x] >= 0:
                 nxt[prv[x]] = nxt[x]

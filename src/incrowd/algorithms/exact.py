@@ -32,7 +32,7 @@ from ..errors import ParameterError
 from ..params import CrowdSize, OneOf
 from ..partition import Partition
 
-__all__ = ["MAX_EXACT_N", "ExactPartition", "optimum", "solve", "subset_costs"]
+__all__ = ["MAX_EXACT_N", "ExactPartition", "optimal_split", "optimum", "solve", "subset_costs"]
 
 #: Largest input the subset DP accepts (3^20 ≈ 3.5e9 steps is already minutes).
 MAX_EXACT_N = 20
@@ -86,17 +86,35 @@ def _subset_dp(costs, n, k, max_size, max_groups, use_max):
     return best, choice
 
 
-def _decode(choice: np.ndarray, target: int, layer: int, n: int, stepped: bool) -> Partition:
-    """Walk the DP choices back from subset ``target``; records outside it get −1."""
+@jit()
+def _decode_labels(choice, target, layer, n, stepped):
+    """Crowd of every record from the DP choices for subset ``target``; −1 outside it."""
     labels = np.full(n, -1, dtype=np.intp)
     s, g = target, 0
     while s:
-        grp = int(choice[layer, s])
-        labels[[i for i in range(n) if (grp >> i) & 1]] = g
+        grp = choice[layer, s]
+        for i in range(n):
+            if (grp >> i) & 1:
+                labels[i] = g
         s ^= grp
-        layer -= 1 if stepped else 0
+        if stepped:
+            layer -= 1
         g += 1
-    return Partition(labels)
+    return labels
+
+
+@jit()
+def optimal_split(costs, n, k):
+    """The least total cost of a partition of all ``n`` records into crowds ≥ ``k``
+    (``costs[mask]``: the crowd of the set bits) and one such partition's labels."""
+    best, choice = _subset_dp(costs, n, k, 0, 0, False)
+    full = (1 << n) - 1
+    return best[0, full], _decode_labels(choice, full, 0, n, False)
+
+
+def _decode(choice: np.ndarray, target: int, layer: int, n: int, stepped: bool) -> Partition:
+    """Walk the DP choices back from subset ``target``; records outside it get −1."""
+    return Partition(_decode_labels(choice, target, layer, n, stepped))
 
 
 def _check_n(n: int) -> None:

@@ -40,11 +40,12 @@ WAIT_SHARES = (0.5, 0.75)
 #: ``gain / parts ** f``; one specialization per value, the cheapest wins (measured on
 #: Adult: f = 1 wins at k = 10 and 25, by 1–2 %).
 FRAGMENTATION = (0.0, 1.0)
-#: Pairs of neighbouring crowds are re-split (one round, then moves) from this k: below it
-#: the crowds are many and small, and the time (12 s at k = 2 on Adult) buys little.
-RESPLIT_MIN_K = 4
-#: Up to this k the forest gives hierarchy labels less loss than the specialization (Adult,
-#: ``benchmarks/adult.py``: 0.0226 against 0.0236 at k = 2; from k = 3 the specialization).
+#: Rounds of re-splitting pairs of neighbouring crowds, each followed by moves (on Adult at
+#: k = 2 and 3 a second round lowers the NCP by another 0.5 %, a third by less than 0.1 %).
+RESPLIT_ROUNDS = 3
+#: Up to this k only the forest runs: it gives less loss than the specialization (Adult,
+#: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
+#: sets, at k = 2), and the specialization's seeds would take half the time.
 FOREST_WINS_UP_TO_K = 2
 
 
@@ -65,11 +66,13 @@ class LocalRecoding(GeneralizedMethod):
        split's parts.
 
     Each is improved by moves; the cheaper is then improved by re-splitting pairs of
-    neighbouring crowds afresh (:mod:`incrowd.algorithms._recoding_resplit`, from
-    ``k = 4``) and moves again, which never raise the cost.
+    neighbouring crowds afresh — exactly when they hold at most 10 records
+    (:mod:`incrowd.algorithms._recoding_resplit`) — and moves again, which never raise the
+    cost.
 
-    The cheapest result is kept. The forest runs for value sets and for pairs (``k = 2``),
-    where it was measured to win on Adult, and whenever the specialization's cost is above
+    The cheapest result is kept. The specialization runs from ``k = 3``; the forest for
+    value sets and for pairs (``k = 2``), where it was measured to win on Adult, and
+    whenever the specialization's cost is above
     ``max(2k − 1, 3k − 5)`` times :attr:`lower_bound_`; so either the certificate proves
     the forest's ratio or the result costs no more than the forest's crowds, and the
     forest's guarantee holds.
@@ -153,12 +156,13 @@ class LocalRecoding(GeneralizedMethod):
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
-        specialized, cost, frag = self._specialize(model, k)
-        candidates = {"specialization": specialized}
+        candidates = {}
+        cost, frag = np.inf, FRAGMENTATION[-1]
+        if k > FOREST_WINS_UP_TO_K:
+            candidates["specialization"], cost, frag = self._specialize(model, k)
         # the forest runs where it was measured to win (value sets; pairs) and wherever the
         # certificate alone does not prove its ratio for the specialization
-        wins = self.generalize == "sets" or k <= FOREST_WINS_UP_TO_K
-        if wins or cost > limit * self.lower_bound_:
+        if self.generalize == "sets" or cost > limit * self.lower_bound_:
             crowds = forest_crowds(dist, idx, k, model, refine=True)
             self.max_tree_size_ = crowds.max_tree_size
             self.paper_cost_ = model.of(crowds.paper)
@@ -170,7 +174,9 @@ class LocalRecoding(GeneralizedMethod):
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         labels = candidates[self.construction_]
-        if k >= RESPLIT_MIN_K and resplit_pairs(labels, idx, k, cm, frag):
+        for _ in range(RESPLIT_ROUNDS):
+            if not resplit_pairs(labels, idx, k, cm, frag):
+                break
             improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)

@@ -251,7 +251,7 @@ class GeneralizationCost(Cost):
 
     def subset_costs(self, n: int, k: int) -> np.ndarray:
         stamp = np.zeros(max(self.ancestors.shape[2], 1), dtype=np.int64)
-        return subset_generalization(n, k, self.kernel_args(), stamp)
+        return subset_generalization(np.arange(n), k, self.kernel_args(), stamp, 1)[0]
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         """The arrays the numba kernels take, in their order."""

@@ -181,16 +181,21 @@ def subset_radius(D, k):
 
 
 @jit()
-def subset_generalization(n, k, cm, stamp):
-    """Generalization cost (``cm``: the cost's kernel arrays) of every subset ≥ ``k``."""
+def subset_generalization(records, k, cm, stamp, tick):
+    """Generalization cost (``cm``: the cost's kernel arrays) of every subset ≥ ``k`` of
+    ``records`` (bit ``i`` of a mask: ``records[i]``), and the next free ``tick`` of
+    ``stamp`` (see :func:`record_cost`)."""
+    n = records.size
     out = np.zeros(1 << n)
+    local = np.empty(n, dtype=np.intp)
     members = np.empty(n, dtype=np.intp)
-    tick = 1
     b = cm[2].shape[1]
     for s in range(1, 1 << n):
-        m = _members_of(s, n, members)
+        m = _members_of(s, n, local)
         if m < k:
             continue
+        for i in range(m):
+            members[i] = records[local[i]]
         out[s] = m * record_cost(members[:m], cm, stamp, tick)
         tick += b + 1
-    return out
+    return out, tick
