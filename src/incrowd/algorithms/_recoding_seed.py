@@ -142,19 +142,17 @@ def _round_columns(left, cm, rank):
 
 
 @jit()
-def _child(cls, n_cls, row, lv, j, columns, fan, k, scratch, out_cls, out_row):
-    """Classes and record costs one level below ``lv[j]`` (into ``out_cls``, ``out_row``);
-    returns the number of classes, the records kept (in classes of ``k``) and their cost.
-    ``columns``: :func:`_round_columns`; ``scratch``: keys, zero counts, ``-1`` names."""
-    offset, ranks, costs = columns
-    key, counts, names = scratch
+def _keys(cls, n_cls, lv, j, columns, fan, key, width):
+    """Key (class, child one level below ``lv[j]``) of every record into ``key``, below
+    ``width`` when the keys' range fits it, else compressed by sorting (below ``m``)."""
+    offset, ranks = columns[0], columns[1]
     m = cls.size
     level = lv[j] - 1
     new = offset[j] + level
     f = fan[j, level]
     for i in range(m):
         key[i] = cls[i] * f + ranks[new, i]
-    if n_cls * f > counts.size:  # too wide to count densely: compress the keys by sorting
+    if n_cls * f > width:
         order = np.argsort(key)
         dense = np.empty(m, dtype=np.intp)
         d = 0
@@ -163,25 +161,46 @@ def _child(cls, n_cls, row, lv, j, columns, fan, k, scratch, out_cls, out_row):
                 d += 1
             dense[order[t]] = d
         key[:] = dense
-    n_out = 0
+
+
+@jit()
+def _evaluate(cls, n_cls, row, lv, j, columns, fan, k, key, counts):
+    """Records kept (in classes of ``k``) one level below ``lv[j]``, and their cost.
+    ``columns``: :func:`_round_columns`; ``counts``: zeros, left so."""
+    _keys(cls, n_cls, lv, j, columns, fan, key, counts.size)
+    costs = columns[2]
+    new = columns[0][j] + lv[j] - 1
+    m = cls.size
     for i in range(m):
+        counts[key[i]] += 1
+    kept = 0
+    total = 0.0
+    for i in range(m):
+        if counts[key[i]] >= k:
+            kept += 1
+            total += row[i] + costs[new, i] - costs[new + 1, i]
+    for i in range(m):
+        counts[key[i]] = 0
+    return kept, total
+
+
+@jit()
+def _child(cls, n_cls, row, lv, j, columns, fan, key, names, out_cls, out_row):
+    """Classes and record costs one level below ``lv[j]`` (into ``out_cls``, ``out_row``);
+    returns the number of classes. ``names``: ``-1``, left so."""
+    _keys(cls, n_cls, lv, j, columns, fan, key, names.size)
+    costs = columns[2]
+    new = columns[0][j] + lv[j] - 1
+    n_out = 0
+    for i in range(cls.size):
         out_row[i] = row[i] + costs[new, i] - costs[new + 1, i]
         if names[key[i]] < 0:
             names[key[i]] = n_out
             n_out += 1
         out_cls[i] = names[key[i]]
-    for i in range(m):
+    for i in range(cls.size):
         names[key[i]] = -1
-        counts[out_cls[i]] += 1
-    kept = 0
-    total = 0.0
-    for i in range(m):
-        if counts[out_cls[i]] >= k:
-            kept += 1
-            total += out_row[i]
-    for i in range(m):
-        counts[out_cls[i]] = 0
-    return n_out, kept, total
+    return n_out
 
 
 @jit()
@@ -212,9 +231,8 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
     best = row[0].sum() / m
     best_lv = height.copy()
     counts = np.zeros(_DENSE_PER_RECORD * m + 1, dtype=np.intp)
-    scratch = (np.empty(m, dtype=np.intp), counts, np.full(counts.size, -1, dtype=np.intp))
-    scratch_cls = np.empty(m, dtype=np.intp)
-    scratch_row = np.empty(m)
+    names = np.full(counts.size, -1, dtype=np.intp)
+    key = np.empty(m, dtype=np.intp)
     next_cls = np.zeros((width, m), dtype=np.intp)
     next_row = np.zeros((width, m))
     next_lv = np.zeros((width, b), dtype=np.intp)
@@ -241,18 +259,8 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
                         break
                 if seen:
                     continue
-                _, kept, total = _child(
-                    cls[s],
-                    n_cls[s],
-                    row[s],
-                    lv[s],
-                    j,
-                    columns,
-                    fan,
-                    k,
-                    scratch,
-                    scratch_cls,
-                    scratch_row,
+                kept, total = _evaluate(
+                    cls[s], n_cls[s], row[s], lv[s], j, columns, fan, k, key, counts
                 )
                 if kept == 0:  # and none below: classes only split further
                     continue
@@ -265,7 +273,7 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
         order = np.argsort(mean[:found])[:width]
         for t in range(order.size):
             s, j = source[order[t]], attr[order[t]]
-            next_n[t], _, _ = _child(
+            next_n[t] = _child(
                 cls[s],
                 n_cls[s],
                 row[s],
@@ -273,8 +281,8 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
                 j,
                 columns,
                 fan,
-                k,
-                scratch,
+                key,
+                names,
                 next_cls[t],
                 next_row[t],
             )
