@@ -30,7 +30,7 @@ from incrowd.algorithms._recoding_seed import (
     mean_classes,
 )
 from incrowd.algorithms._recoding_topdown import specialize
-from incrowd.algorithms.exact import optimum
+from incrowd.algorithms.exact import optimum, solve
 from incrowd.costs import GeneralizationCost
 from incrowd.testing import random_table
 
@@ -231,6 +231,35 @@ def test_a_small_pair_is_resplit_to_its_optimum(seed, k) -> None:
     resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0)
     assert np.bincount(labels).min() >= k
     assert model.of(labels) == pytest.approx(optimum(model, n, k)[0], rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, EXACT_UNION // 2))
+def test_resplitting_keeps_l_diversity_and_finds_the_best_diverse_split(seed, k) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2 * k, EXACT_UNION + 1))
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+    sens = rng.integers(0, 3, size=n)
+    labels = (np.arange(n) >= n // 2).astype(np.intp)
+    sens[[0, n // 2]] = 0  # both crowds start 2-diverse
+    sens[[1, n // 2 + 1]] = 1
+    _, nbr = space.index(model.geometry).neighbours(n - 1)
+    before = model.of(labels)
+    resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0, sens, 2)
+    for c in np.unique(labels):
+        assert np.unique(sens[labels == c]).size >= 2
+    assert np.bincount(labels).min() >= k
+    # the best partition into 2-diverse crowds of k, by the exact solver over all subsets
+    costs = model.subset_costs(n, k)
+    for mask in range(1, 1 << n):
+        members = [i for i in range(n) if (mask >> i) & 1]
+        if len(members) >= k and np.unique(sens[members]).size < 2:
+            costs[mask] = np.inf
+    best = solve(costs, n, k)[0]
+    assert model.of(labels) == pytest.approx(best, rel=1e-9, abs=1e-12)
+    assert model.of(labels) <= before + 1e-9
 
 
 def test_resplitting_a_crossed_pair_of_crowds_separates_the_letters() -> None:

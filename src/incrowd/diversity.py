@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .algorithms.forest import MAX_ROUNDS, improve_labels
+from .algorithms.recoding import polish
 from .costs import Cost, GeneralizationCost
 from .errors import InfeasibleError, ParameterError
 
@@ -357,9 +358,11 @@ def enforce(
         and spec.t is None
         and spec.l_kind == "distinct"
         and spec.l is not None
-    ):  # then records move while that lowers the cost and keeps every crowd l-diverse
+    ):  # then records move, and pairs of crowds are re-split, while that lowers the cost
+        # and keeps every crowd l-diverse
         improve_labels(labels, neighbours, k, True, False, cost.row_cost, MAX_ROUNDS,
                        cost.kernel_args(), sensitive[0][0], int(spec.l))  # fmt: skip
+        polish(labels, neighbours, k, cost, sens=sensitive[0][0], ell=int(spec.l))
     return labels, repairs
 
 

@@ -36,21 +36,55 @@ EXACT_UNION = 9
 
 
 @jit()
-def _split(union, k, cm, stamp, tick, frag, exact_union):
-    """Crowd of every member of ``union`` in a fresh split, and the next free ``tick``."""
-    if union.size <= exact_union:
-        costs, tick = subset_generalization(union, k, cm, stamp, tick)
-        return optimal_split(costs, union.size, k)[1], tick
-    top = np.empty((1, cm[5].size), dtype=np.intp)
-    top[0] = cm[5]
-    bounds = np.array([0, union.size], dtype=np.intp)
-    return specialize(k, cm, union, bounds, top, frag), tick
+def _distinct(members, sens, seen, mark):
+    """Number of distinct ``sens`` codes among ``members`` (``seen``: no entry ``mark``)."""
+    count = 0
+    for i in members:
+        if seen[sens[i]] != mark:
+            seen[sens[i]] = mark
+            count += 1
+    return count
 
 
 @jit()
-def _resplit_round(labels, look, k, cm, frag, partners, exact_union):
+def _split(union, k, cm, stamp, tick, frag, exact_union, sens, ell, seen):
+    """Crowd of every member of ``union`` in a fresh split, every crowd holding ``ell``
+    distinct ``sens`` codes (−1 everywhere when no split does), and the next free
+    ``tick``. ``seen``: the marks of :func:`_distinct`, counted from ``seen[0]``."""
+    u = union.size
+    if u <= exact_union:
+        costs, tick = subset_generalization(union, k, cm, stamp, tick)
+        if ell > 1:
+            members = np.empty(u, dtype=np.intp)
+            for s in range(1 << u):
+                m = 0
+                for i in range(u):
+                    if (s >> i) & 1:
+                        members[m] = union[i]
+                        m += 1
+                if m < k:
+                    continue
+                seen[0] += 1
+                if _distinct(members[:m], sens, seen[1:], seen[0]) < ell:
+                    costs[s] = np.inf
+        return optimal_split(costs, u, k)[1], tick
+    top = np.empty((1, cm[5].size), dtype=np.intp)
+    top[0] = cm[5]
+    bounds = np.array([0, u], dtype=np.intp)
+    parted = specialize(k, cm, union, bounds, top, frag)
+    if ell > 1:
+        for g in range(parted.max() + 1):
+            seen[0] += 1
+            if _distinct(union[parted == g], sens, seen[1:], seen[0]) < ell:
+                return np.full(u, -1, dtype=np.intp), tick
+    return parted, tick
+
+
+@jit()
+def _resplit_round(labels, look, k, cm, frag, partners, exact_union, sens, ell):
     n = labels.size
     m0 = labels.max() + 1
+    seen = np.zeros(sens.max() + 2, dtype=np.int64)
     cap = m0 + n // k + 1
     step = cm[2].shape[1] + 1
     stamp = np.zeros(max(cm[3].shape[2], 1), dtype=np.int64)
@@ -63,13 +97,15 @@ def _resplit_round(labels, look, k, cm, frag, partners, exact_union):
     cost = np.zeros(cap)
     touched = np.zeros(cap, dtype=np.bool_)
     for i in range(n):
-        size[labels[i]] += 1
+        if labels[i] >= 0:  # −1: a suppressed record, in no crowd
+            size[labels[i]] += 1
     for c in range(1, m0):
         start[c] = start[c - 1] + size[c - 1]
     fill = start.copy()
     for i in range(n):
-        pool[fill[labels[i]]] = i
-        fill[labels[i]] += 1
+        if labels[i] >= 0:
+            pool[fill[labels[i]]] = i
+            fill[labels[i]] += 1
     for c in range(m0):
         cost[c] = size[c] * record_cost(pool[start[c] : start[c] + size[c]], cm, stamp, tick)
         tick += step
@@ -85,7 +121,7 @@ def _resplit_round(labels, look, k, cm, frag, partners, exact_union):
         for t in range(start[a], start[a] + size[a]):
             for q in range(look.shape[1]):
                 c = labels[look[pool[t], q]]
-                if c != a:
+                if c >= 0 and c != a:
                     if tally[c] == 0:
                         met[n_met] = c
                         n_met += 1
@@ -102,7 +138,9 @@ def _resplit_round(labels, look, k, cm, frag, partners, exact_union):
             union = np.concatenate(
                 (pool[start[a] : start[a] + size[a]], pool[start[b] : start[b] + size[b]])
             )
-            parted, tick = _split(union, k, cm, stamp, tick, frag, exact_union)
+            parted, tick = _split(union, k, cm, stamp, tick, frag, exact_union, sens, ell, seen)
+            if parted[0] < 0:
+                continue
             name = np.full(union.size, -1, dtype=np.intp)  # parts numbered 0 .. n_parts − 1
             n_parts = 0
             for t in range(union.size):
@@ -151,10 +189,24 @@ def _resplit_round(labels, look, k, cm, frag, partners, exact_union):
     return replaced
 
 
-def resplit_pairs(labels: np.ndarray, nbr: np.ndarray, k: int, cm: tuple, frag: float) -> int:
+def resplit_pairs(
+    labels: np.ndarray,
+    nbr: np.ndarray,
+    k: int,
+    cm: tuple,
+    frag: float,
+    sens: np.ndarray | None = None,
+    ell: int = 0,
+) -> int:
     """Improve ``labels`` in place by re-splitting pairs of crowds (one round); returns the
-    number of pairs replaced. ``frag`` is the specialization's fragmentation exponent."""
+    number of pairs replaced. ``frag`` is the specialization's fragmentation exponent; with
+    ``ell`` ≥ 2 every new crowd holds ``ell`` distinct ``sens`` codes (distinct
+    l-diversity is kept). Records labelled −1 stay out of every crowd."""
     look = np.ascontiguousarray(nbr[:, :LOOK])
-    replaced = _resplit_round(labels, look, k, cm, frag, PARTNERS, EXACT_UNION)
-    _, labels[:] = np.unique(labels, return_inverse=True)  # renumber 0 .. m − 1
+    codes = np.zeros(1, dtype=np.intp) if sens is None else np.asarray(sens, dtype=np.intp)
+    replaced = _resplit_round(
+        labels, look, k, cm, frag, PARTNERS, EXACT_UNION, codes, int(ell) if sens is not None else 0
+    )
+    kept = labels >= 0
+    _, labels[kept] = np.unique(labels[kept], return_inverse=True)  # renumber 0 .. m − 1
     return int(replaced)

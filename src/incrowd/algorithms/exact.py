@@ -106,9 +106,12 @@ def _decode_labels(choice, target, layer, n, stepped):
 @jit()
 def optimal_split(costs, n, k):
     """The least total cost of a partition of all ``n`` records into crowds ≥ ``k``
-    (``costs[mask]``: the crowd of the set bits) and one such partition's labels."""
+    (``costs[mask]``: the crowd of the set bits; ``inf`` forbids it) and one such
+    partition's labels (all −1 when every partition is forbidden)."""
     best, choice = _subset_dp(costs, n, k, 0, 0, False)
     full = (1 << n) - 1
+    if best[0, full] == np.inf:  # no partition: every one holds an infinite crowd
+        return np.inf, np.full(n, -1, dtype=np.intp)
     return best[0, full], _decode_labels(choice, full, 0, n, False)
 
 

@@ -27,7 +27,7 @@ from ._recoding_seed import global_classes, mean_classes
 from ._recoding_topdown import specialize
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds
 
-__all__ = ["LocalRecoding"]
+__all__ = ["LocalRecoding", "polish"]
 
 #: Lattice nodes the beam of the mean rule keeps (hierarchy labels): on Adult
 #: (``benchmarks/adult.py``) 4 lose 2–4 % less than a greedy walk (1), 8 another 0.2 %.
@@ -47,6 +47,28 @@ RESPLIT_ROUNDS = 3
 #: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
 #: sets, at k = 2), and the specialization's seeds would take half the time.
 FOREST_WINS_UP_TO_K = 2
+
+
+def polish(
+    labels: np.ndarray,
+    neighbours: np.ndarray,
+    k: int,
+    model: GeneralizationCost,
+    frag: float = FRAGMENTATION[-1],
+    sens: np.ndarray | None = None,
+    ell: int = 0,
+) -> None:
+    """Lower the cost of ``labels`` in place by rounds of re-splitting pairs of neighbouring
+    crowds (:func:`~incrowd.algorithms._recoding_resplit.resplit_pairs`), each followed by
+    moves of single records; never raises it. Every crowd keeps ``k`` records and, with
+    ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes. ``neighbours``: each record's nearest
+    records."""
+    cm = model.kernel_args()
+    for _ in range(RESPLIT_ROUNDS):
+        if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
+            break
+        improve_labels(labels, neighbours, k, True, False, model.row_cost, MAX_ROUNDS, cm,
+                       sens, ell)  # fmt: skip
 
 
 class LocalRecoding(GeneralizedMethod):
@@ -174,10 +196,7 @@ class LocalRecoding(GeneralizedMethod):
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         labels = candidates[self.construction_]
-        for _ in range(RESPLIT_ROUNDS):
-            if not resplit_pairs(labels, idx, k, cm, frag):
-                break
-            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
+        polish(labels, idx, k, model, frag)
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)
 
