@@ -10,13 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import incrowd
 from incrowd import (
     Categorical,
     Hierarchical,
     Hierarchy,
+    InfeasibleError,
     LocalRecoding,
     MetricSpace,
     Numeric,
+    ParameterError,
     Schema,
 )
 from incrowd.algorithms._forest_core import size_limit
@@ -32,6 +35,7 @@ from incrowd.algorithms._recoding_seed import (
 from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.exact import optimum, solve
 from incrowd.costs import GeneralizationCost
+from incrowd.diversity import Diversity
 from incrowd.testing import random_table
 
 
@@ -100,43 +104,57 @@ def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
     assert model.of(labels) <= model.of(seeds) + 1e-9
 
 
-def _lattice_best(cm: tuple, k: int) -> float:
-    """The least mean cost per kept record over every node of the lattice where no fewer
-    than ``k`` records wait, by enumeration."""
+def _kept(inverse: np.ndarray, k: int, sens: np.ndarray, ell: int) -> np.ndarray:
+    kept = np.bincount(inverse)[inverse] >= k
+    if ell >= 2:
+        distinct = [np.unique(sens[inverse == c]).size for c in range(inverse.max() + 1)]
+        kept &= np.array(distinct)[inverse] >= ell
+    return kept
+
+
+def _lattice_best(cm: tuple, k: int, sens: np.ndarray, ell: int = 0) -> float:
+    """The least mean cost per kept record (kept: in a class of ``k`` with ``ell`` distinct
+    ``sens``) over every node of the lattice where no fewer than ``k`` records wait, by
+    enumeration."""
     records = np.arange(cm[2].shape[0])
     best = np.inf
     for levels in itertools.product(*(range(h + 1) for h in cm[5])):
         inverse, cost = _label_key(records, np.array(levels), cm)
-        kept = np.bincount(inverse)[inverse] >= k
+        kept = _kept(inverse, k, sens, ell)
         waiting = records.size - int(kept.sum())
         if kept.any() and (waiting == 0 or waiting >= k):
             best = min(best, float(cost[kept].mean()))
     return best
 
 
-def _walk_mean(cm: tuple, k: int, width: int) -> float:
+def _walk_mean(cm: tuple, k: int, width: int, sens: np.ndarray, ell: int = 0) -> float:
     records = np.arange(cm[2].shape[0])
     rank, fan = child_ranks(cm)
     top, _ = _label_key(records, cm[5], cm)
-    levels = _mean_walk(records, k, cm, rank, fan, top, int(top.max()) + 1, width)
+    levels = _mean_walk(records, k, cm, rank, fan, top, int(top.max()) + 1, width, sens, ell)
     inverse, cost = _label_key(records, levels, cm)
-    kept = np.bincount(inverse)[inverse] >= k
+    kept = _kept(inverse, k, sens, ell)
     waiting = records.size - int(kept.sum())
-    assert kept.any() and (waiting == 0 or waiting >= k)
+    if not kept.any():  # no valid node below the top: the walk stays there
+        assert np.array_equal(levels, cm[5])
+        return np.inf
+    assert waiting == 0 or waiting >= k
     return float(cost[kept].mean())
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(8, 40))
-def test_a_beam_as_wide_as_the_lattice_finds_its_least_mean_node(seed, k, n) -> None:
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(8, 40), st.sampled_from([0, 2, 3]))
+def test_a_beam_as_wide_as_the_lattice_finds_its_least_mean_node(seed, k, n, ell) -> None:
     rng = np.random.default_rng(seed)
     table, schema = random_table(rng, n, ["hierarchical", "categorical"])
     space = MetricSpace.from_table(table, schema, norm=1)
     cm = GeneralizationCost.on(space).kernel_args()
-    exact = _lattice_best(cm, k)
-    assert _walk_mean(cm, k, 10_000) == pytest.approx(exact)
+    # 2 or 3 sensitive values, or all distinct (their pairs then counted by sorting)
+    sens = rng.integers(0, 3, size=n) if seed % 3 else rng.permutation(n)
+    exact = _lattice_best(cm, k, sens, ell)
+    assert _walk_mean(cm, k, 10_000, sens, ell) == pytest.approx(exact)
     for width in (1, 4):  # narrower beams find a valid node, never better than the best
-        assert _walk_mean(cm, k, width) >= exact - 1e-12
+        assert _walk_mean(cm, k, width, sens, ell) >= exact - 1e-12
 
 
 def test_the_beam_counts_wide_keys_by_sorting() -> None:
@@ -151,7 +169,61 @@ def test_the_beam_counts_wide_keys_by_sorting() -> None:
     })  # fmt: skip
     schema = Schema({"a": Categorical(), "b": Categorical()})
     cm = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1)).kernel_args()
-    assert _walk_mean(cm, 2, 10_000) == pytest.approx(_lattice_best(cm, 2))
+    none = np.zeros(n, dtype=np.intp)
+    assert _walk_mean(cm, 2, 10_000, none) == pytest.approx(_lattice_best(cm, 2, none))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(20, 80))
+def test_specialization_splits_only_into_l_diverse_crowds(seed, k, n) -> None:
+    rng = np.random.default_rng(seed)
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    cm = GeneralizationCost.on(space, "sets" if seed % 2 else "levels").kernel_args()
+    sens = rng.integers(0, 3, size=n)
+    sens[:3] = [0, 1, 2]
+    ell = int(rng.integers(2, 4))
+    top = cm[5].astype(np.intp)[None, :]
+    labels = specialize(k, cm, np.arange(n), np.array([0, n]), top, 1.0, sens, ell)
+    assert np.bincount(labels).min() >= k
+    for c in np.unique(labels):
+        assert np.unique(sens[labels == c]).size >= ell
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(20, 80))
+def test_l_diverse_local_recoding_keeps_k_and_gains_diversity(seed, k, n) -> None:
+    rng = np.random.default_rng(seed)
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    sens = np.array(["a", "b"])[rng.integers(0, 2, size=n)]
+    sens[:2] = ["a", "b"]
+    plain = LocalRecoding(k=k).fit(space)
+    diverse = LocalRecoding(k=k, l=2).fit(space, sens)
+    assert diverse.partition_.min_size >= k
+    assert diverse.cost_ == pytest.approx(diverse.cost(space).of(diverse.labels_))
+
+    def broken(labels: np.ndarray) -> int:
+        return sum(np.unique(sens[labels == c]).size < 2 for c in np.unique(labels))
+
+    if broken(diverse.labels_):  # only the classes of the last, k-anonymous rounds
+        assert broken(diverse.labels_) <= broken(plain.labels_) + 1
+    # every crowd of the release is then l-diverse after the repair
+    release = incrowd.anonymize(
+        table.assign(s=sens), Schema(schema.quasi_identifiers, sensitive=["s"]), k,
+        release="generalized", diversity=Diversity(l=2), seed=1,
+    )  # fmt: skip
+    groups = release.table.groupby(list(schema.qi_names), dropna=False)["s"].nunique()
+    assert groups.min() >= 2
+
+
+def test_l_diverse_local_recoding_needs_the_sensitive_values() -> None:
+    table = pd.DataFrame({"x": np.arange(10.0)})
+    space = MetricSpace.from_table(table, Schema({"x": Numeric()}), norm=1)
+    with pytest.raises(ParameterError, match="sensitive value"):
+        LocalRecoding(k=2, l=2).fit(space)
+    with pytest.raises(InfeasibleError, match="cannot be met"):
+        LocalRecoding(k=2, l=3).fit(space, ["a", "b"] * 5)
 
 
 def test_ratio_and_bound_against_the_exact_optimum_on_300_random_tables() -> None:

@@ -101,6 +101,20 @@ class Diversity:
         return out
 
 
+def builds_for(spec: Diversity | None, n_sensitive: int) -> bool:
+    """Whether ``spec`` is what the l-diverse local search (and a method that builds
+    l-diverse crowds itself) keeps: distinct l-diversity with a whole ``l`` ≥ 2, no
+    t-closeness, one sensitive column."""
+    return (
+        spec is not None
+        and spec.l is not None
+        and spec.l >= 2
+        and spec.l_kind == "distinct"
+        and spec.t is None
+        and n_sensitive == 1
+    )
+
+
 def sensitive_codes(values: pd.Series) -> tuple[np.ndarray, bool]:
     """Codes of a sensitive column in the order of its values (numbers numerically), and
     whether it is numeric."""
@@ -352,14 +366,10 @@ def enforce(
             key = choose(target)[0]
             heapq.heappush(heap, (key[0], key[1], target))
     _, labels[kept] = np.unique(labels[kept], return_inverse=True)
-    if (
-        isinstance(cost, GeneralizationCost)
-        and len(sensitive) == 1
-        and spec.t is None
-        and spec.l_kind == "distinct"
-        and spec.l is not None
-    ):  # then records move, and pairs of crowds are re-split, while that lowers the cost
+    if isinstance(cost, GeneralizationCost) and builds_for(spec, len(sensitive)):
+        # then records move, and pairs of crowds are re-split, while that lowers the cost
         # and keeps every crowd l-diverse
+        assert spec.l is not None
         improve_labels(labels, neighbours, k, True, False, cost.row_cost, MAX_ROUNDS,
                        cost.kernel_args(), sensitive[0][0], int(spec.l))  # fmt: skip
         polish(labels, neighbours, k, cost, sens=sensitive[0][0], ell=int(spec.l))

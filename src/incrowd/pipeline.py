@@ -17,7 +17,7 @@ from .data.columns import MissingPolicy, handle_missing
 from .data.io import as_dataframe
 from .data.schema import Schema
 from .data.space import MetricSpace
-from .diversity import Diversity, enforce, sensitive_codes
+from .diversity import Diversity, builds_for, enforce, sensitive_codes
 from .errors import InfeasibleError, ParameterError
 from .evaluate import published_discernibility
 from .metrics import ncp_loss
@@ -158,7 +158,13 @@ def anonymize(
             min(space.n - 1, MERGE_NEIGHBOURS)
         )
     stage(f"forming crowds ({method})")
-    algorithm.fit(space)
+    target = None
+    if "l" in algorithm.parameters and builds_for(diversity, len(schema.sensitive)):
+        # the method builds l-diverse crowds itself; the repair below then has little to do
+        assert diversity is not None and diversity.l is not None
+        algorithm.set_params(l=int(diversity.l))
+        target = sensitive_codes(kept[schema.sensitive[0]])[0]
+    algorithm.fit(space, target)
     if on_fitted is not None:
         on_fitted(algorithm, space)
     partition = algorithm.partition_

@@ -71,13 +71,7 @@ def _split(union, k, cm, stamp, tick, frag, exact_union, sens, ell, seen):
     top = np.empty((1, cm[5].size), dtype=np.intp)
     top[0] = cm[5]
     bounds = np.array([0, u], dtype=np.intp)
-    parted = specialize(k, cm, union, bounds, top, frag)
-    if ell > 1:
-        for g in range(parted.max() + 1):
-            seen[0] += 1
-            if _distinct(union[parted == g], sens, seen[1:], seen[0]) < ell:
-                return np.full(u, -1, dtype=np.intp), tick
-    return parted, tick
+    return specialize(k, cm, union, bounds, top, frag, sens, ell), tick
 
 
 @jit()

@@ -161,26 +161,59 @@ def _keys(cls, n_cls, lv, j, columns, fan, key, width):
                 d += 1
             dense[order[t]] = d
         key[:] = dense
+        return d + 1
+    return n_cls * f
 
 
 @jit()
-def _evaluate(cls, n_cls, row, lv, j, columns, fan, k, key, counts):
-    """Records kept (in classes of ``k``) one level below ``lv[j]``, and their cost.
-    ``columns``: :func:`_round_columns`; ``counts``: zeros, left so."""
-    _keys(cls, n_cls, lv, j, columns, fan, key, counts.size)
+def _count_distinct(key, bound, sens, n_sens, distinct, pairs):
+    """``distinct[c]``: the number of distinct ``sens`` codes of the records of key ``c``
+    (``distinct`` zero before; ``pairs`` zeros, left so)."""
+    m = key.size
+    if bound * n_sens <= pairs.size:
+        for i in range(m):
+            p = key[i] * n_sens + sens[i]
+            if pairs[p] == 0:
+                pairs[p] = 1
+                distinct[key[i]] += 1
+        for i in range(m):
+            pairs[key[i] * n_sens + sens[i]] = 0
+        return
+    pair = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        pair[i] = np.int64(key[i]) * n_sens + sens[i]
+    order = np.argsort(pair)
+    for t in range(m):
+        if t == 0 or pair[order[t]] != pair[order[t - 1]]:
+            distinct[key[order[t]]] += 1
+
+
+@jit()
+def _evaluate(cls, n_cls, row, lv, j, columns, fan, k, key, counts, diverse):
+    """Records kept (in classes of ``k``, each with ``ell`` distinct sensitive codes) one
+    level below ``lv[j]``, and their cost. ``columns``: :func:`_round_columns`;
+    ``counts``: zeros, left so; ``diverse``: ``(sens, ell, n_sens, distinct, pairs)``,
+    the records' codes and zeroed scratch."""
+    bound = _keys(cls, n_cls, lv, j, columns, fan, key, counts.size)
+    sens, ell, n_sens, distinct, pairs = diverse
     costs = columns[2]
     new = columns[0][j] + lv[j] - 1
     m = cls.size
     for i in range(m):
         counts[key[i]] += 1
+    if ell >= 2:
+        _count_distinct(key, bound, sens, n_sens, distinct, pairs)
     kept = 0
     total = 0.0
     for i in range(m):
-        if counts[key[i]] >= k:
+        if counts[key[i]] >= k and (ell < 2 or distinct[key[i]] >= ell):
             kept += 1
             total += row[i] + costs[new, i] - costs[new + 1, i]
     for i in range(m):
         counts[key[i]] = 0
+    if ell >= 2:
+        for i in range(m):
+            distinct[key[i]] = 0
     return kept, total
 
 
@@ -204,9 +237,10 @@ def _child(cls, n_cls, row, lv, j, columns, fan, key, names, out_cls, out_row):
 
 
 @jit()
-def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
+def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width, sens, ell):
     """The lattice node (levels) of least mean cost per kept record that a beam of
-    ``width`` nodes finds descending from the top classes ``cls0``.
+    ``width`` nodes finds descending from the top classes ``cls0``; a class is kept when it
+    holds ``k`` records and ``ell`` distinct codes ``sens`` (of the records ``left``).
 
     Each step lowers every node of the beam by one level of each attribute in turn; the
     ``width`` children of least mean cost (some record kept) form the next beam. A child
@@ -232,6 +266,14 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
     best_lv = height.copy()
     counts = np.zeros(_DENSE_PER_RECORD * m + 1, dtype=np.intp)
     names = np.full(counts.size, -1, dtype=np.intp)
+    n_sens = sens.max() + 1
+    diverse = (
+        sens,
+        ell,
+        n_sens,
+        np.zeros(counts.size if ell >= 2 else 1, dtype=np.intp),
+        np.zeros(2 * counts.size if ell >= 2 else 1, dtype=np.intp),
+    )
     key = np.empty(m, dtype=np.intp)
     next_cls = np.zeros((width, m), dtype=np.intp)
     next_row = np.zeros((width, m))
@@ -260,7 +302,7 @@ def _mean_walk(left, k, cm, rank, fan, cls0, n_cls0, width):
                 if seen:
                     continue
                 kept, total = _evaluate(
-                    cls[s], n_cls[s], row[s], lv[s], j, columns, fan, k, key, counts
+                    cls[s], n_cls[s], row[s], lv[s], j, columns, fan, k, key, counts, diverse
                 )
                 if kept == 0:  # and none below: classes only split further
                     continue
@@ -334,17 +376,32 @@ def global_classes(
 
 
 def mean_classes(
-    n: int, k: int, cm: tuple, width: int = 4
+    n: int, k: int, cm: tuple, width: int = 4, sens: np.ndarray | None = None, ell: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rounds of the mean rule, a beam of ``width`` lattice nodes: ``(perm, bounds, levels)``
-    as :func:`global_classes`."""
+    as :func:`global_classes`. With ``ell`` ≥ 2 a class is kept only when it also holds
+    ``ell`` distinct ``sens`` codes (distinct l-diversity) while any such class is found;
+    the records then left form k-anonymous classes (to be repaired)."""
     rank, fan = child_ranks(cm)
     height = cm[5]
+    codes = np.zeros(n, dtype=np.intp) if sens is None else np.asarray(sens, dtype=np.intp)
+    ell = int(ell) if sens is not None else 0
 
     def walk(left: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         top, _ = _label_key(left, height, cm)
-        levels = _mean_walk(left, k, cm, rank, fan, top, int(top.max()) + 1, width)
-        inverse, _ = _label_key(left, levels, cm)
-        return levels, inverse, np.bincount(inverse)[inverse] >= k
+        mine = np.ascontiguousarray(codes[left])
+        for diverse in (ell, 0):  # no l-diverse class left: the rest as k-anonymous ones
+            levels = _mean_walk(
+                left, k, cm, rank, fan, top, int(top.max()) + 1, width, mine, diverse
+            )
+            inverse, _ = _label_key(left, levels, cm)
+            kept = np.bincount(inverse)[inverse] >= k
+            if diverse >= 2:
+                n_sens = int(mine.max()) + 1
+                pairs = np.unique(inverse * n_sens + mine) // n_sens
+                kept &= np.bincount(pairs, minlength=inverse.max() + 1)[inverse] >= diverse
+            if kept.any():
+                break
+        return levels, inverse, kept
 
     return _rounds(n, walk, height)

@@ -144,6 +144,27 @@ def _split_categorical(perm, lo, hi, j, lv, k, cm, stamp, tick, count, group, or
 
 
 @jit()
+def _diverse(perm, work, n_parts, sens, ell, seen):
+    """Whether each part ``perm[work[p]:work[p + 1]]`` holds ``ell`` distinct ``sens``
+    codes (``seen[0]``: the last mark used in ``seen[1:]``)."""
+    if ell < 2:
+        return True
+    for p in range(n_parts):
+        seen[0] += 1
+        count = 0
+        for i in range(work[p], work[p + 1]):
+            c = sens[perm[i]] + 1
+            if seen[c] != seen[0]:
+                seen[c] = seen[0]
+                count += 1
+                if count >= ell:
+                    break
+        if count < ell:
+            return False
+    return True
+
+
+@jit()
 def _split_numeric(perm, lo, hi, j, k, cm):
     """Sort ``perm[lo:hi]`` by numeric attribute ``j``; the median cut, or -1."""
     num = cm[0]
@@ -171,11 +192,14 @@ def _split_numeric(perm, lo, hi, j, k, cm):
 
 
 @jit()
-def specialize(k, cm, perm, bounds, levels, frag=0.0):
+def specialize(k, cm, perm, bounds, levels, frag=0.0, sens=None, ell=0):
     """Crowd labels of the top-down specialization (``cm``: the cost's kernel arrays),
     starting from the crowds ``perm[bounds[c]:bounds[c + 1]]`` published at the hierarchy
     levels ``levels[c]`` (one crowd of every record at the top levels: the plain method).
-    ``labels[i]`` is the crowd of record ``perm[i]``."""
+    ``labels[i]`` is the crowd of record ``perm[i]``. With ``ell`` ≥ 2 a split is taken
+    only when each part holds ``ell`` distinct ``sens`` codes (distinct l-diversity)."""
+    codes_s = np.zeros(1, dtype=np.intp) if sens is None else sens
+    seen = np.zeros(codes_s.max() + 2, dtype=np.int64)
     num, codes, ancestors = cm[0], cm[2], cm[3]
     a_num = num.shape[1]
     b = codes.shape[1]
@@ -224,6 +248,9 @@ def specialize(k, cm, perm, bounds, levels, frag=0.0):
             cut = _split_numeric(perm, lo, hi, j, k, cm)
             if cut < 0:
                 continue
+            work[0], work[1], work[2] = lo, cut, hi
+            if not _diverse(perm, work, 2, codes_s, ell, seen):
+                continue
             parts = _cost(perm, lo, cut, cm, stamp, tick)
             parts += _cost(perm, cut, hi, cm, stamp, tick + b + 1)
             tick += 2 * (b + 1)
@@ -249,6 +276,7 @@ def specialize(k, cm, perm, bounds, levels, frag=0.0):
                     continue
                 if n_parts > 0:
                     work[n_parts] = hi
+                if n_parts > 0 and _diverse(perm, work, n_parts, codes_s, ell, seen):
                     parts = 0.0
                     for p in range(n_parts):
                         parts += _cost(perm, work[p], work[p + 1], cm, stamp, tick)

@@ -9,14 +9,15 @@ keeps the cheaper. It is the method of ``incrowd anonymize --release generalized
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 
 from ..base import Guarantee, Tags
 from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
-from ..params import CrowdSize
+from ..errors import InfeasibleError, ParameterError
+from ..params import CrowdSize, PositiveInt
 from ..partition import Partition
 from ._forest_core import size_limit
 from ._forest_improve import improve_labels
@@ -109,6 +110,13 @@ class LocalRecoding(GeneralizedMethod):
     loss : {"ncp", "height"}, default "ncp"
         How a hierarchy label is priced: its NCP (:mod:`incrowd.data.ncp`, what the peer
         comparisons score), or the paper's ``h / l``.
+    l : int, default 1
+        With ``l`` ≥ 2 the crowds are built to hold ``l`` distinct sensitive values each
+        (distinct l-diversity; the values are ``y`` of :meth:`fit`): seeds keep only
+        l-diverse classes while any is found, splits keep every part l-diverse, and moves
+        and re-splits keep it. Records left when no l-diverse class is found form
+        k-anonymous crowds, which :func:`incrowd.diversity.enforce` repairs (``incrowd
+        anonymize --l`` sets ``l`` and runs the repair).
 
     Attributes
     ----------
@@ -147,7 +155,7 @@ class LocalRecoding(GeneralizedMethod):
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
     tags: ClassVar[Tags] = Tags(norm=1, generalized=True)
-    parameters: ClassVar[dict] = {"k": CrowdSize(), **GENERALIZED_PARAMETERS}
+    parameters: ClassVar[dict] = {"k": CrowdSize(), **GENERALIZED_PARAMETERS, "l": PositiveInt()}
 
     def __init__(
         self,
@@ -156,11 +164,33 @@ class LocalRecoding(GeneralizedMethod):
         weights: Mapping[str, float] | None = None,
         generalize: GeneralizeForm = "levels",
         loss: LevelLoss = "ncp",
+        l: int = 1,  # noqa: E741 - the l of l-diversity
     ) -> None:
         self.k = k
         self.weights = weights
         self.generalize = generalize
         self.loss = loss
+        self.l = l
+
+    def fit(self, X: object, y: object = None) -> Self:
+        """Partition the records of ``X`` into crowds; ``y``: each record's sensitive value,
+        which every crowd holds ``l`` distinct ones of (when ``l`` ≥ 2)."""
+        self._sensitive = None if y is None else np.asarray(y)
+        return super().fit(X)
+
+    def _diversity(self, n: int) -> tuple[np.ndarray | None, int]:
+        """The sensitive codes and ``l`` the crowds are built for (``None, 0``: none)."""
+        ell = int(self.l)
+        if ell < 2:
+            return None, 0
+        if self._sensitive is None or self._sensitive.shape != (n,):
+            msg = f"l = {ell} needs each record's sensitive value: fit(X, y) with {n} values in y"
+            raise ParameterError(msg)
+        _, codes = np.unique(self._sensitive, return_inverse=True)
+        if np.unique(codes).size < ell:
+            msg = f"l = {ell} cannot be met: the sensitive values hold {np.unique(codes).size}"
+            raise InfeasibleError(msg)
+        return codes.ravel().astype(np.intp), ell
 
     @property
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
@@ -178,13 +208,15 @@ class LocalRecoding(GeneralizedMethod):
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
+        sens, ell = self._diversity(n)
         candidates = {}
         cost, frag = np.inf, FRAGMENTATION[-1]
-        if k > FOREST_WINS_UP_TO_K:
-            candidates["specialization"], cost, frag = self._specialize(model, k)
-        # the forest runs where it was measured to win (value sets; pairs) and wherever the
-        # certificate alone does not prove its ratio for the specialization
-        if self.generalize == "sets" or cost > limit * self.lower_bound_:
+        if k > FOREST_WINS_UP_TO_K or ell:
+            candidates["specialization"], cost, frag = self._specialize(model, k, sens, ell)
+        # the forest runs where it was measured to win (value sets; pairs; not for l-diverse
+        # crowds, which it does not build) and wherever the certificate alone does not prove
+        # its ratio for the specialization
+        if (self.generalize == "sets" and not ell) or cost > limit * self.lower_bound_:
             crowds = forest_crowds(dist, idx, k, model, refine=True)
             self.max_tree_size_ = crowds.max_tree_size
             self.paper_cost_ = model.of(crowds.paper)
@@ -192,20 +224,23 @@ class LocalRecoding(GeneralizedMethod):
             candidates["forest"] = crowds.refined
         costs = {}
         for name, labels in candidates.items():
-            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm)
+            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm, sens, ell)
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         labels = candidates[self.construction_]
-        polish(labels, idx, k, model, frag)
+        polish(labels, idx, k, model, frag, sens, ell)
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)
 
-    def _specialize(self, model: GeneralizationCost, k: int) -> tuple[np.ndarray, float, float]:
+    def _specialize(
+        self, model: GeneralizationCost, k: int, sens: np.ndarray | None, ell: int
+    ) -> tuple[np.ndarray, float, float]:
         """The cheapest specialization over the seeds and the weighings of a split's
-        parts: its labels, cost and weighing."""
+        parts (every crowd with ``ell`` distinct ``sens`` codes where it can): its labels,
+        cost and weighing."""
         cm = model.kernel_args()
-        if self.generalize == "levels":
-            seeds = [mean_classes(model.n, k, cm, BEAM_WIDTH)]
+        if self.generalize == "levels" or ell:
+            seeds = [mean_classes(model.n, k, cm, BEAM_WIDTH, sens, ell)]
         else:
             top = float(cm[8].sum())
             seeds = [global_classes(model.n, k, share * top, cm) for share in WAIT_SHARES]
@@ -213,7 +248,7 @@ class LocalRecoding(GeneralizedMethod):
         for perm, bounds, levels in seeds:
             for frag in FRAGMENTATION:
                 labels = np.empty(model.n, dtype=np.intp)
-                labels[perm] = specialize(k, cm, perm, bounds, levels, frag)
+                labels[perm] = specialize(k, cm, perm, bounds, levels, frag, sens, ell)
                 cost = model.of(labels)
                 if best is None or cost < best[1]:
                     best = (labels, cost, frag)
