@@ -58,14 +58,15 @@ def polish(
     frag: float = FRAGMENTATION[-1],
     sens: np.ndarray | None = None,
     ell: int = 0,
+    rounds: int = RESPLIT_ROUNDS,
 ) -> None:
-    """Lower the cost of ``labels`` in place by rounds of re-splitting pairs of neighbouring
-    crowds (:func:`~incrowd.algorithms._recoding_resplit.resplit_pairs`), each followed by
-    moves of single records; never raises it. Every crowd keeps ``k`` records and, with
-    ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes. ``neighbours``: each record's nearest
-    records."""
+    """Lower the cost of ``labels`` in place by ``rounds`` of re-splitting pairs of
+    neighbouring crowds (:func:`~incrowd.algorithms._recoding_resplit.resplit_pairs`), each
+    followed by moves of single records; never raises it. Every crowd keeps ``k`` records
+    and, with ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes. ``neighbours``: each record's
+    nearest records."""
     cm = model.kernel_args()
-    for _ in range(RESPLIT_ROUNDS):
+    for _ in range(rounds):
         if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
             break
         improve_labels(labels, neighbours, k, True, False, model.row_cost, MAX_ROUNDS, cm,
@@ -228,7 +229,9 @@ class LocalRecoding(GeneralizedMethod):
             costs[name] = model.of(labels)
         self.construction_ = min(costs, key=costs.__getitem__)
         labels = candidates[self.construction_]
-        polish(labels, idx, k, model, frag, sens, ell)
+        # l-diverse crowds are polished again after their repair (one round here saves a
+        # second on Adult, the loss within 1 %)
+        polish(labels, idx, k, model, frag, sens, ell, 1 if ell else RESPLIT_ROUNDS)
         self.partition_ = Partition(labels)
         self.cost_ = model.of(labels)
 
