@@ -45,6 +45,15 @@ def _quality() -> Hierarchy:
     return Hierarchy.from_rows(rows)
 
 
+def _random_model(seed: int, n: int) -> tuple[np.random.Generator, MetricSpace, GeneralizationCost]:
+    """A random table of ``n`` records: the generator drawn from ``seed``, its space and its
+    generalization cost (value sets for odd seeds, hierarchy labels for even)."""
+    rng = np.random.default_rng(seed)
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    return rng, space, GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+
+
 def test_specialization_splits_by_the_hierarchy_and_the_median() -> None:
     table = pd.DataFrame({
         "q": ["A+", "A", "A-", "B+", "B", "B-", "A+", "B+"],
@@ -84,10 +93,7 @@ def test_seeds_are_classes_of_equal_labels_at_their_levels() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 5), st.integers(10, 60))
 def test_specialization_keeps_every_record_in_a_crowd_of_k(seed, k, n) -> None:
-    rng = np.random.default_rng(seed)
-    table, schema = random_table(rng, n)
-    space = MetricSpace.from_table(table, schema, norm=1)
-    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+    rng, space, model = _random_model(seed, n)
     cm = model.kernel_args()
     if seed % 3:
         perm, bounds, levels = global_classes(n, k, 0.5 * float(cm[8].sum()), cm)
@@ -176,10 +182,8 @@ def test_the_beam_counts_wide_keys_by_sorting() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 5), st.integers(20, 80))
 def test_specialization_splits_only_into_l_diverse_crowds(seed, k, n) -> None:
-    rng = np.random.default_rng(seed)
-    table, schema = random_table(rng, n)
-    space = MetricSpace.from_table(table, schema, norm=1)
-    cm = GeneralizationCost.on(space, "sets" if seed % 2 else "levels").kernel_args()
+    rng, _, model = _random_model(seed, n)
+    cm = model.kernel_args()
     sens = rng.integers(0, 3, size=n)
     sens[:3] = [0, 1, 2]
     ell = int(rng.integers(2, 4))
@@ -290,47 +294,28 @@ def test_resplitting_pairs_never_raises_the_cost(seed, k) -> None:
     assert np.all(labels >= 0) and np.bincount(labels).min() >= k
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(2, EXACT_UNION // 2))
-def test_a_small_pair_is_resplit_to_its_optimum(seed, k) -> None:
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2 * k, EXACT_UNION + 1))
-    table, schema = random_table(rng, n)
-    space = MetricSpace.from_table(table, schema, norm=1)
-    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
-    labels = (np.arange(n) >= n // 2).astype(np.intp)  # two crowds, the union is everything
-    _, nbr = space.index(model.geometry).neighbours(n - 1)
-    resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0)
-    assert np.bincount(labels).min() >= k
-    assert model.of(labels) == pytest.approx(optimum(model, n, k)[0], rel=1e-9, abs=1e-12)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(2, EXACT_UNION // 2))
-def test_resplitting_keeps_l_diversity_and_finds_the_best_diverse_split(seed, k) -> None:
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2 * k, EXACT_UNION + 1))
-    table, schema = random_table(rng, n)
-    space = MetricSpace.from_table(table, schema, norm=1)
-    model = GeneralizationCost.on(space, "sets" if seed % 2 else "levels")
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, EXACT_UNION // 2), st.sampled_from([0, 2]))
+def test_a_small_pair_is_resplit_to_its_optimum(seed, k, ell) -> None:
+    # with ell = 2: the optimum over partitions into 2-diverse crowds
+    n = 2 * k + seed % (EXACT_UNION + 1 - 2 * k)
+    rng, space, model = _random_model(seed, n)
     sens = rng.integers(0, 3, size=n)
-    labels = (np.arange(n) >= n // 2).astype(np.intp)
+    labels = (np.arange(n) >= n // 2).astype(np.intp)  # two crowds, the union is everything
     sens[[0, n // 2]] = 0  # both crowds start 2-diverse
     sens[[1, n // 2 + 1]] = 1
     _, nbr = space.index(model.geometry).neighbours(n - 1)
     before = model.of(labels)
-    resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0, sens, 2)
-    for c in np.unique(labels):
-        assert np.unique(sens[labels == c]).size >= 2
+    resplit_pairs(labels, nbr, k, model.kernel_args(), 1.0, sens, ell)
     assert np.bincount(labels).min() >= k
-    # the best partition into 2-diverse crowds of k, by the exact solver over all subsets
-    costs = model.subset_costs(n, k)
+    for c in np.unique(labels):
+        assert np.unique(sens[labels == c]).size >= ell
+    costs = model.subset_costs(n, k)  # the exact solver over all subsets
     for mask in range(1, 1 << n):
         members = [i for i in range(n) if (mask >> i) & 1]
-        if len(members) >= k and np.unique(sens[members]).size < 2:
+        if len(members) >= k and np.unique(sens[members]).size < ell:
             costs[mask] = np.inf
-    best = solve(costs, n, k)[0]
-    assert model.of(labels) == pytest.approx(best, rel=1e-9, abs=1e-12)
+    assert model.of(labels) == pytest.approx(solve(costs, n, k)[0], rel=1e-9, abs=1e-12)
     assert model.of(labels) <= before + 1e-9
 
 
