@@ -90,7 +90,7 @@ class LocalRecoding(GeneralizedMethod):
        split's parts.
 
     Each is improved by moves; the cheaper is then improved by re-splitting pairs of
-    neighbouring crowds afresh — exactly when they hold at most 10 records
+    neighbouring crowds afresh — exactly when they hold at most 9 records
     (:mod:`incrowd.algorithms._recoding_resplit`) — and moves again, which never raise the
     cost.
 

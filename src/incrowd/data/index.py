@@ -165,21 +165,8 @@ class NeighbourIndex:
         run_lo, run_hi, whole = _runs(codes)
         floor = ent.min(axis=0) if rows.n else np.zeros(codes.shape[1])
         parts = chunked(
-            lambda lo, hi: scan_knn(
-                num,
-                codes,
-                ent,
-                block_lo,
-                block_hi,
-                run_lo,
-                run_hi,
-                whole,
-                floor,
-                q,
-                self.norm,
-                lo,
-                hi,
-            ),  # fmt: skip
+            lambda lo, hi: scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole,
+                                    floor, q, self.norm, lo, hi),  # fmt: skip
             chunks(rows.n, 4 * threads(), minimum=512),
         )
         return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
@@ -330,9 +317,8 @@ class NeighbourIndex:
             asked, where = np.unique(inverse[np.asarray(records, dtype=np.intp)],
                                      return_inverse=True)  # fmt: skip
             parts = chunked(
-                lambda lo, hi: scan_counts(
-                    num, codes, ent, weight, asked, radius, self.norm, lo, hi
-                ),  # fmt: skip
+                lambda lo, hi: scan_counts(num, codes, ent, weight, asked, radius, self.norm,
+                                           lo, hi),  # fmt: skip
                 chunks(asked.size, 4 * threads(), minimum=64),
             )
             found = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

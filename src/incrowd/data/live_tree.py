@@ -307,7 +307,9 @@ class LiveTree:
     norm : 1 or 2
     """
 
-    def __init__(self, points: np.ndarray, weight: np.ndarray, tie: np.ndarray, norm: int) -> None:
+    def __init__(
+        self, points: np.ndarray, weight: np.ndarray, tie: np.ndarray, norm: int
+    ) -> None:
         m = points.shape[0]
         levels = max(0, int(np.ceil(np.log2(max(m, 1) / LEAF_SIZE))))
         built = _build(np.ascontiguousarray(points, dtype=np.float64), levels)
