@@ -18,7 +18,7 @@ import numpy as np
 
 from .._runtime import jit
 from ..costs.kernels import record_cost, subset_generalization
-from ._recoding_topdown import specialize
+from ._recoding_topdown import diverse, specialize
 from .exact import optimal_split
 
 __all__ = ["resplit_pairs"]
@@ -36,36 +36,25 @@ EXACT_UNION = 9
 
 
 @jit()
-def _distinct(members, sens, seen, mark):
-    """Number of distinct ``sens`` codes among ``members`` (``seen``: no entry ``mark``)."""
-    count = 0
-    for i in members:
-        if seen[sens[i]] != mark:
-            seen[sens[i]] = mark
-            count += 1
-    return count
-
-
-@jit()
 def _split(union, k, cm, stamp, tick, frag, exact_union, sens, ell, seen):
     """Crowd of every member of ``union`` in a fresh split, every crowd holding ``ell``
     distinct ``sens`` codes (−1 everywhere when no split does), and the next free
-    ``tick``. ``seen``: the marks of :func:`_distinct`, counted from ``seen[0]``."""
+    ``tick``. ``seen``: the marks of
+    :func:`~incrowd.algorithms._recoding_topdown.diverse`."""
     u = union.size
     if u <= exact_union:
         costs, tick = subset_generalization(union, k, cm, stamp, tick)
         if ell > 1:
             members = np.empty(u, dtype=np.intp)
+            whole = np.zeros(2, dtype=np.intp)
             for s in range(1 << u):
                 m = 0
                 for i in range(u):
                     if (s >> i) & 1:
                         members[m] = union[i]
                         m += 1
-                if m < k:
-                    continue
-                seen[0] += 1
-                if _distinct(members[:m], sens, seen[1:], seen[0]) < ell:
+                whole[1] = m
+                if m >= k and not diverse(members, whole, 1, sens, ell, seen):
                     costs[s] = np.inf
         return optimal_split(costs, u, k)[1], tick
     top = np.empty((1, cm[5].size), dtype=np.intp)

@@ -26,7 +26,7 @@ import numpy as np
 from .._runtime import jit
 from ..costs.kernels import record_cost
 
-__all__ = ["specialize"]
+__all__ = ["diverse", "specialize"]
 
 
 @jit()
@@ -144,7 +144,7 @@ def _split_categorical(perm, lo, hi, j, lv, k, cm, stamp, tick, count, group, or
 
 
 @jit()
-def _diverse(perm, work, n_parts, sens, ell, seen):
+def diverse(perm, work, n_parts, sens, ell, seen):
     """Whether each part ``perm[work[p]:work[p + 1]]`` holds ``ell`` distinct ``sens``
     codes (``seen[0]``: the last mark used in ``seen[1:]``)."""
     if ell < 2:
@@ -249,7 +249,7 @@ def specialize(k, cm, perm, bounds, levels, frag=0.0, sens=None, ell=0):
             if cut < 0:
                 continue
             work[0], work[1], work[2] = lo, cut, hi
-            if not _diverse(perm, work, 2, codes_s, ell, seen):
+            if not diverse(perm, work, 2, codes_s, ell, seen):
                 continue
             parts = _cost(perm, lo, cut, cm, stamp, tick)
             parts += _cost(perm, cut, hi, cm, stamp, tick + b + 1)
@@ -276,7 +276,7 @@ def specialize(k, cm, perm, bounds, levels, frag=0.0, sens=None, ell=0):
                     continue
                 if n_parts > 0:
                     work[n_parts] = hi
-                if n_parts > 0 and _diverse(perm, work, n_parts, codes_s, ell, seen):
+                if n_parts > 0 and diverse(perm, work, n_parts, codes_s, ell, seen):
                     parts = 0.0
                     for p in range(n_parts):
                         parts += _cost(perm, work[p], work[p + 1], cm, stamp, tick)
