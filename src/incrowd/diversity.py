@@ -214,10 +214,12 @@ def enforce(
 ) -> tuple[np.ndarray, int]:
     """Repair classes until every class meets ``spec`` for every sensitive attribute.
 
-    A class that breaks it takes the cheapest of: moving one record into it from a
-    neighbouring class that keeps ``k`` records and keeps meeting ``spec`` without it, or
-    merging with a neighbouring class; actions that make it meet ``spec`` come first, then
-    the least added cost (:meth:`~incrowd.costs.Cost.merge_price`). ``neighbours``: each
+    A class that breaks it takes the cheapest of: moving one record into it (or swapping
+    one) from a neighbouring class that keeps ``k`` records and keeps meeting ``spec``,
+    when that makes it meet ``spec``; or merging with a neighbouring class. Actions that
+    make it meet ``spec`` come first, then the least added cost
+    (:meth:`~incrowd.costs.Cost.merge_price`); so every move lowers the number of broken
+    classes, every merge the number of classes, and the repairs end. ``neighbours``: each
     record's nearest records (rows of indices); ``nearby(members, count)``: more records
     near a class, when its neighbours' lists hold no other class. Returns the new labels
     (classes renumbered) and the number of repairs. Raises
@@ -294,14 +296,17 @@ def enforce(
                     if y >= 0:
                         r[codes[y]] -= 1
                         t_lost[codes[y]] += 1
-                if not good(lost):
+                # a move must repair this class (and keep the other's): then every move
+                # lowers the number of broken classes and every merge the number of
+                # classes, so the repairs end (moves that only help could cycle)
+                if not good(lost) or not good(gained):
                     continue
                 mine_after = np.append(mine[mine != y], x)
                 theirs = members[d][members[d] != x]
                 theirs = np.append(theirs, y) if y >= 0 else theirs
                 added = (cost.merge_price(mine_after) - price[c]
                          + cost.merge_price(theirs) - price[d])  # fmt: skip
-                key = (not good(gained), added)
+                key = (False, added)
                 if best is None or key < best[0]:
                     best = (key, "move", x, d, y)
         for d in others[:MERGE_CANDIDATES]:
