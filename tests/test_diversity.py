@@ -71,16 +71,21 @@ def test_recursive_diversity():
 SPECS = [Diversity(l=2), Diversity(l=1.4, l_kind="entropy"), Diversity(t=0.45)]
 
 
-@pytest.mark.parametrize(("seed", "method"), [(59, "mdav"), (107, "forest"), (119, "forest")])
-def test_the_repairs_end(seed, method):
-    # these tables made moves of records that did not repair their class cycle for ever
+def _patients(seed: int) -> tuple[int, pd.DataFrame, Schema]:
+    """A random table of 20–80 patients: age and sex, and a disease of skewed frequency."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(20, 80))
     table = pd.DataFrame({
         "age": rng.integers(20, 70, n), "sex": rng.choice(["f", "m"], n),
         "disease": rng.choice(["flu", "cold", "asthma"], n, p=[0.6, 0.3, 0.1]),
     })  # fmt: skip
-    schema = Schema({"age": Numeric(), "sex": Categorical()}, sensitive=["disease"])
+    return n, table, Schema({"age": Numeric(), "sex": Categorical()}, sensitive=["disease"])
+
+
+@pytest.mark.parametrize(("seed", "method"), [(59, "mdav"), (107, "forest"), (119, "forest")])
+def test_the_repairs_end(seed, method):
+    # these tables made moves of records that did not repair their class cycle for ever
+    n, table, schema = _patients(seed)
     spec = Diversity(l=1.4, l_kind="entropy")
     pool = ThreadPoolExecutor(1)  # a repair loop that never ends fails the test
     try:
@@ -96,13 +101,7 @@ def test_the_repairs_end(seed, method):
 @given(st.integers(0, 10_000), st.sampled_from(["forest", "mdav", "r-gather", "local-recoding"]),
        st.sampled_from(SPECS))  # fmt: skip
 def test_every_crowd_holds_the_constraint(seed, method, spec):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(20, 80))
-    table = pd.DataFrame({
-        "age": rng.integers(20, 70, n), "sex": rng.choice(["f", "m"], n),
-        "disease": rng.choice(["flu", "cold", "asthma"], n, p=[0.6, 0.3, 0.1]),
-    })  # fmt: skip
-    schema = Schema({"age": Numeric(), "sex": Categorical()}, sensitive=["disease"])
+    n, table, schema = _patients(seed)
     try:
         release = anonymize(table, schema, 3, method=method, seed=seed, diversity=spec)
     except InfeasibleError:
