@@ -158,12 +158,13 @@ def anonymize(
             min(space.n - 1, MERGE_NEIGHBOURS)
         )
     stage(f"forming crowds ({method})")
+    sensitive = [sensitive_codes(kept[name]) for name in schema.sensitive] if constrained else []
     target = None
-    if "l" in algorithm.parameters and builds_for(diversity, len(schema.sensitive)):
+    if "l" in algorithm.parameters and builds_for(diversity, len(sensitive)):
         # the method builds l-diverse crowds itself; the repair below then has little to do
         assert diversity is not None and diversity.l is not None
         algorithm.set_params(l=int(diversity.l))
-        target = sensitive_codes(kept[schema.sensitive[0]])[0]
+        target = sensitive[0][0]
     algorithm.fit(space, target)
     if on_fitted is not None:
         on_fitted(algorithm, space)
@@ -174,7 +175,6 @@ def anonymize(
     if constrained:
         assert diversity is not None
         stage("merging crowds for l-diversity / t-closeness")
-        sensitive = [sensitive_codes(kept[name]) for name in schema.sensitive]
         # neighbours in the method's own geometry where it has one (lists already built)
         index = space.index(getattr(objective, "geometry", None))
         near = index.neighbours(min(space.n - 1, MERGE_NEIGHBOURS))[1]
