@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import incrowd
 from incrowd import anonymize, verify
 from incrowd.cli import run
 from incrowd.datasets import make_census
@@ -265,6 +266,43 @@ def test_the_global_bound_holds_for_the_whole_table(census, method):
     assert meta["lower_bound"] <= meta["blocked_lower_bound"] * (1 + 1e-9)
     assert meta["certified_ratio"] == pytest.approx(meta["cost"] / meta["lower_bound"])
     assert meta["certified_ratio"] >= meta["blocked_certified_ratio"]
+
+
+@pytest.mark.parametrize("method", ["forest", "mu-approx"])
+def test_the_caps_are_each_records_distance_to_its_copies_across_the_cuts(census, method):
+    """A block's share of the global bound caps each record's neighbour distances at its
+    distance to its copies with the value across each cut: measured here on the block and
+    all its copies embedded together, as a record of the far side would be."""
+    from incrowd.data.space import MetricSpace
+    from incrowd.distributed import _plan
+    from incrowd.distributed._bound import global_bound_part
+
+    table, schema = census
+    plan = _plan(table, schema, 4, 1_500, None, (), 400, "sync", 2)
+    block = max(range(len(plan.blocks)), key=lambda i: len(plan.paths[i]))
+    part = table.iloc[plan.blocks[block]].reset_index(drop=True)
+    path = plan.paths[block]
+    assert len(path) >= 2
+    fitted = {}
+    anonymize(part, plan.schema, 4, method=method, seed=1,
+              on_fitted=lambda m, s: fitted.update(method=m, space=s))  # fmt: skip
+    qis = part[list(schema.qi_names)]
+    copies = []
+    for cut in path:
+        copy = qis.copy()
+        copy[cut.column] = [cut.across] * len(copy)
+        copies.append(copy)
+    qi_only = incrowd.Schema(dict(plan.schema.quasi_identifiers))
+    space = MetricSpace.from_table(pd.concat([qis, *copies], ignore_index=True), qi_only,
+                                   norm=fitted["space"].norm)  # fmt: skip
+    geometry = fitted["method"].bound_geometry(space)
+    n = len(part)
+    own = np.arange(n)
+    cap = np.min([geometry.distance(own, own + (c + 1) * n) for c in range(len(path))], axis=0)
+    assert cap.min() > 0
+    expected = fitted["method"].capped_lower_bound(cap)
+    assert global_bound_part(part, plan.schema, fitted, path) == pytest.approx(expected, rel=1e-12)
+    assert expected < fitted["method"].lower_bound_  # the caps bind
 
 
 def test_no_global_bound_when_blocks_follow_other_columns(census):

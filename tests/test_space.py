@@ -153,3 +153,27 @@ def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
         # ball counts scan the distinct rows too
         r = float(np.quantile(full, rng.uniform(0.05, 0.6))) * (1 + 1e-9)
         np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))
+
+
+def test_what_is_derived_from_a_space_is_built_once_and_shared_by_pinned_columns():
+    """A cost asked for twice on one space is one object; two spaces coded with one pinned
+    domain share their columns' NCP penalties (blockwise runs code many blocks with it), and
+    spaces without a pinned domain each derive their own, from their own values."""
+    from incrowd.costs import GeneralizationCost
+    from incrowd.data.ncp import domain_size, label_penalties
+
+    h = Hierarchy.from_rows([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"],
+                             ["d", "cd", "*"]])  # fmt: skip
+    table = pd.DataFrame({"x": ["a", "b", "c", "d"], "y": [1.0, 2.0, 3.0, 4.0]})
+    schema = Schema({"x": Hierarchical(h), "y": Numeric()})
+    space = MetricSpace.from_table(table, schema)
+    assert GeneralizationCost.on(space) is GeneralizationCost.on(space)
+    assert GeneralizationCost.on(space, "sets") is not GeneralizationCost.on(space)
+    assert GeneralizationCost.on(space, weights={"x": 2.0}) is not GeneralizationCost.on(space)
+    pinned = schema.with_domain(table)
+    one = MetricSpace.from_table(table.iloc[:2], pinned).columns[0]
+    two = MetricSpace.from_table(table.iloc[2:], pinned).columns[0]
+    assert label_penalties(one)[1] is label_penalties(two)[1]
+    assert domain_size(one) == domain_size(two) == 4
+    free = [MetricSpace.from_table(part, schema).columns[0] for part in (table.iloc[:2], table)]
+    assert domain_size(free[0]) == 2 and domain_size(free[1]) == 4

@@ -87,7 +87,14 @@ class GeneralizationCost(Cost):
         """The cost on a space: from its columns when built from a table, else every column
         of its matrix numeric (then ``weights`` cannot name attributes)."""
         if space.columns:
-            return cls.from_columns(space.columns, form, weights, loss)
+            # one method's fit, the pipeline's scoring and a blockwise run's bound all ask for
+            # it: built once per space (hashable weights only; others are refused below)
+            try:
+                key = (cls, form, loss, tuple(sorted((weights or {}).items())))
+                hash(key)
+            except (TypeError, AttributeError):
+                return cls.from_columns(space.columns, form, weights, loss)
+            return space.derived(key, lambda: cls.from_columns(space.columns, form, weights, loss))
         if weights:
             msg = "weights name attributes; fit a MetricSpace built from a table to use them"
             raise ParameterError(msg)

@@ -20,12 +20,16 @@ k-anonymity analysis needs of any cost.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
 from .columns import CategoricalColumn, HierarchicalColumn
 
 __all__ = ["domain_size", "label_penalties", "present_values", "range_of_label"]
+
+T = TypeVar("T")
 
 
 def present_values(column: CategoricalColumn | HierarchicalColumn) -> np.ndarray:
@@ -72,24 +76,40 @@ def range_of_label(label: str) -> tuple[float, float] | None:
     return None
 
 
-#: Per column (held weakly: a column's cache goes with it), what is derived from its codes.
-_PRESENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_PENALTIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+class _Derived:
+    """What is derived from a column, computed once per owner and held only while the owner
+    lives. A column whose metric pins a domain owes both to that metric alone (its hierarchy
+    and domain), so every column coded with it (each block of a blockwise run, the bound's
+    small tables) shares one entry; any other column owns its own."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, object] = {}
+
+    def get(self, column: HierarchicalColumn, build: Callable[[], T]) -> T:
+        owner: object = column.metric if column.metric.domain is not None else column
+        key = id(owner)
+        if key not in self._entries:
+            self._entries[key] = build()
+            weakref.finalize(owner, self._entries.pop, key, None)
+        return self._entries[key]  # type: ignore[return-value]
+
+
+_PRESENT = _Derived()
+_PENALTIES = _Derived()
 
 
 def _present(column: HierarchicalColumn) -> np.ndarray:
-    if column not in _PRESENT:
-        domain = column.metric.domain
-        _PRESENT[column] = np.unique(
-            column.codes[:, 0] if domain is None else column.hierarchy.encode(domain)[:, 0]
-        )
-    return _PRESENT[column]
+    domain = column.metric.domain
+
+    def build() -> np.ndarray:
+        return np.unique(column.codes[:, 0] if domain is None
+                         else column.hierarchy.encode(domain)[:, 0])  # fmt: skip
+
+    return _PRESENT.get(column, build)
 
 
 def _label_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
-    if column not in _PENALTIES:
-        _PENALTIES[column] = _compute_penalties(column)
-    return _PENALTIES[column]
+    return _PENALTIES.get(column, lambda: _compute_penalties(column))
 
 
 def _compute_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:

@@ -18,10 +18,10 @@ every algorithm and every k.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,8 @@ __all__ = ["Block", "MetricSpace"]
 
 #: Above this many points, ``pairwise`` refuses to build a full distance matrix.
 PAIRWISE_LIMIT = 4000
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class MetricSpace:
     columns: tuple[QIColumn, ...] = field(default=(), repr=False)
     _indexes: dict[Hashable, NeighbourIndex] = field(default_factory=dict, repr=False)
     _twins: dict[int, Geometry] = field(default_factory=dict, repr=False)
+    _derived: dict[Hashable, object] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -155,6 +158,13 @@ class MetricSpace:
                 else Geometry.from_array(self.geometry.numeric, norm)
             )
         return self._twins[norm]
+
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What ``build()`` derives from this space's records (a cost's tables, say), built
+        once per ``key`` and shared by everything that asks for it with that key."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]  # type: ignore[return-value]
 
     # ------------------------------------------------------------ neighbours
     def index(self, geometry: Geometry | None = None) -> NeighbourIndex:

@@ -38,17 +38,31 @@ def global_bound_part(
     if not path:
         return method.capped_lower_bound(np.full(n, np.inf))
     qis = table[list(schema.qi_names)].reset_index(drop=True)
-    copies = []
+    # a record and its copy differ in the cut's attribute only, so their distance depends on
+    # the record's value there alone: one small table holds, per cut, each value of the
+    # block once and the value across, and the caps are read from it
+    template = qis.iloc[np.zeros(1, dtype=np.intp)]
+    pieces, lookups = [], []
     for cut in path:
-        copy = qis.copy()
         numeric = isinstance(schema.quasi_identifiers[cut.column], Numeric)
-        copy[cut.column] = np.full(n, cut.across, dtype=np.float64 if numeric else object)
-        copies.append(copy)
-    extended = pd.concat([qis, *copies], ignore_index=True)
-    space_ext = MetricSpace.from_table(extended, Schema(dict(schema.quasi_identifiers)),
-                                       norm=space.norm)  # fmt: skip
-    geometry = method.bound_geometry(space_ext)
-    own = np.tile(np.arange(n, dtype=np.intp), len(path))
-    beyond = np.arange(n, n * (len(path) + 1), dtype=np.intp)
-    cap = geometry.distance(own, beyond).reshape(len(path), n).min(axis=0)
+        codes, values = pd.factorize(qis[cut.column], sort=False)
+        column = np.array([*np.asarray(values), cut.across],
+                          dtype=np.float64 if numeric else object)  # fmt: skip
+        piece = template.iloc[np.zeros(column.size, dtype=np.intp)].reset_index(drop=True)
+        piece[cut.column] = column
+        pieces.append(piece)
+        lookups.append((codes, len(values)))
+    small = pd.concat(pieces, ignore_index=True)
+    pinned = Schema(dict(schema.quasi_identifiers))
+    if any(m.domain is None for m in pinned.quasi_identifiers.values()):
+        # coded as the block and its copies together would be (a pinned domain is kept)
+        pinned = pinned.with_domain(pd.concat([qis, small], ignore_index=True))
+    geometry = method.bound_geometry(MetricSpace.from_table(small, pinned, norm=space.norm))
+    cap = np.full(n, np.inf)
+    start = 0
+    for codes, distinct in lookups:
+        rows = np.arange(start, start + distinct, dtype=np.intp)
+        across = np.full(distinct, start + distinct, dtype=np.intp)
+        cap = np.minimum(cap, geometry.distance(rows, across)[codes])
+        start += distinct + 1
     return method.capped_lower_bound(cap)
