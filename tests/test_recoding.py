@@ -23,7 +23,7 @@ from incrowd import (
     Schema,
 )
 from incrowd.algorithms._forest_core import size_limit
-from incrowd.algorithms._recoding_bound import attribute_bound
+from incrowd.algorithms._recoding_bound import attribute_bound, lattice_bound
 from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
 from incrowd.algorithms._recoding_seed import (
     _label_key,
@@ -274,6 +274,70 @@ def test_attribute_bound_is_the_cheapest_cell_holding_k() -> None:
     # value sets: a value of count 1 needs one more value when the largest holds k − 1
     model = GeneralizationCost.on(space, "sets")
     assert attribute_bound(model, 2).tolist() == pytest.approx([0.2] * 4 + [0.0, 0.2, 0.0])
+
+
+def _charges(model: GeneralizationCost, labels: np.ndarray) -> np.ndarray:
+    """Each record's charge: its crowd's cost per record."""
+    from incrowd.costs.kernels import record_cost
+
+    out = np.zeros(labels.size)
+    stamp = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.int64)
+    for c in np.unique(labels):
+        members = np.flatnonzero(labels == c)
+        out[members] = record_cost(members, model.kernel_args(), stamp, 1 + 100 * int(c))
+    return out
+
+
+def _least_over_the_lattice(model: GeneralizationCost, k: int) -> np.ndarray:
+    """By enumeration: each record's least cost over the nodes (a level per attribute)
+    where its class holds ``k`` records (hierarchy labels and categorical values only)."""
+    import itertools
+
+    n, b = model.codes.shape
+    best = np.full(n, np.inf)
+    for node in itertools.product(*(range(int(h) + 1) for h in model.height)):
+        keys = np.stack([model.ancestors[j, node[j], model.codes[:, j]] for j in range(b)], 1)
+        _, cls, size = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+        cost = sum(model.cat_weight[j] * model.node_cost[j, node[j], keys[:, j]]
+                   for j in range(b))  # fmt: skip
+        held = size[cls.ravel()] >= k
+        best[held] = np.minimum(best[held], cost[held])
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4))
+def test_the_lattice_bound_is_each_records_least_cost_where_k_share_its_class(seed, k) -> None:
+    """Equal to enumeration on hierarchy labels; on any table at most each record's charge
+    in the optimum and in incrowd's crowds, and at least the attribute bound."""
+    rng = np.random.default_rng(seed)
+    labels_only = seed % 2 == 0
+    n = int(rng.integers(k + 1, 10))
+    table, schema = random_table(rng, n, ("hierarchical", "categorical") if labels_only else None)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets" if seed % 3 == 0 else "levels")
+    bound = lattice_bound(model, k)
+    assert bound is not None
+    tol = 1e-9
+    if labels_only and not model.sets.any():
+        assert bound == pytest.approx(_least_over_the_lattice(model, k))
+    assert (bound >= attribute_bound(model, k) - tol).all()
+    _, best = optimum(model, n, k)
+    assert (bound <= _charges(model, best.labels) + tol).all()
+    mine = LocalRecoding(k=k, generalize="sets" if model.sets.any() else "levels").fit(space)
+    assert (bound <= _charges(model, mine.labels_) + tol).all()
+
+
+def test_the_lattice_bound_sees_what_no_attribute_alone_does() -> None:
+    """Four records, k = 2: each value of q and of c is held twice, so every attribute
+    alone costs nothing; but no two records agree on both, and the cheapest class of two
+    generalizes one attribute fully (cost 1, or 1/3 + 1 through ``A``): each record's
+    charge is at least 1."""
+    table = pd.DataFrame({"q": ["A+", "A", "B+", "B"], "c": ["x", "y", "y", "x"]})
+    schema = Schema({"q": Hierarchical(_quality()), "c": Categorical()})
+    model = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1))
+    assert attribute_bound(model, 2).tolist() == pytest.approx([1 / 3] * 4)
+    assert lattice_bound(model, 2).tolist() == pytest.approx([1.0] * 4)
 
 
 @settings(max_examples=25, deadline=None)
