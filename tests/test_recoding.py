@@ -23,7 +23,7 @@ from incrowd import (
     Schema,
 )
 from incrowd.algorithms._forest_core import size_limit
-from incrowd.algorithms._recoding_bound import attribute_bound, lattice_bound
+from incrowd.algorithms._recoding_bound import attribute_bound, lattice_bound, subset_bound
 from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
 from incrowd.algorithms._recoding_seed import (
     _label_key,
@@ -326,6 +326,72 @@ def test_the_lattice_bound_is_each_records_least_cost_where_k_share_its_class(se
     assert (bound <= _charges(model, best.labels) + tol).all()
     mine = LocalRecoding(k=k, generalize="sets" if model.sets.any() else "levels").fit(space)
     assert (bound <= _charges(model, mine.labels_) + tol).all()
+
+
+def _least_over_the_subsets(model: GeneralizationCost, k: int) -> np.ndarray:
+    """By enumeration: each record's least, over the attribute sets ``S`` whose class holds
+    ``k``, of the cheapest cells of the other attributes within that class (value sets and
+    ranges; see :func:`subset_bound`)."""
+    import itertools
+
+    n, a = model.num.shape
+    b = model.codes.shape[1]
+    values = np.column_stack([model.num, model.codes.astype(np.float64)])
+    best = np.full(n, np.inf)
+    for r in range(a + b + 1):
+        for S in itertools.combinations(range(a + b), r):
+            _, cls, size = np.unique(values[:, list(S)] if S else np.zeros((n, 1)), axis=0,
+                                     return_inverse=True, return_counts=True)  # fmt: skip
+            cls = cls.ravel()
+            for u in np.flatnonzero(size[cls] >= k):
+                mates = values[cls == cls[u]]
+                total = 0.0
+                for j in set(range(a + b)) - set(S):
+                    column = mates[:, j]
+                    distinct, counts = np.unique(column, return_counts=True)
+                    if distinct.size == 1:
+                        total = np.inf
+                        break
+                    own = values[u, j]
+                    if j < a:
+                        widest = [
+                            hi - lo
+                            for lo in distinct
+                            for hi in distinct
+                            if lo <= own <= hi and ((column >= lo) & (column <= hi)).sum() >= k
+                        ]
+                        gap = np.abs(distinct[distinct != own] - own).min()
+                        total += model.num_weight[j] * max(min(widest), gap)
+                    else:
+                        missing = k - int(counts[distinct == own][0])
+                        reach = np.cumsum(np.sort(counts)[::-1])
+                        others = (
+                            max(1, int(np.searchsorted(reach, missing)) + 1) if missing > 0 else 1
+                        )
+                        total += model.cat_weight[j - a] * others / (model.domain[j - a] - 1)
+                best[u] = min(best[u], total)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4))
+def test_the_subset_bound_is_each_records_least_cost_over_the_sets_it_shares(seed, k) -> None:
+    """With value sets: equal to enumeration; at most each record's charge in the optimum
+    and in incrowd's crowds, and at least the attribute bound."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(k + 1, 10))
+    table, schema = random_table(rng, n)
+    space = MetricSpace.from_table(table, schema, norm=1)
+    model = GeneralizationCost.on(space, "sets")
+    bound = subset_bound(model, k)
+    tol = 1e-9
+    assert bound == pytest.approx(_least_over_the_subsets(model, k))
+    assert (bound >= attribute_bound(model, k) - tol).all()
+    _, best = optimum(model, n, k)
+    assert (bound <= _charges(model, best.labels) + tol).all()
+    mine = LocalRecoding(k=k, generalize="sets").fit(space)
+    assert (bound <= _charges(model, mine.labels_) + tol).all()
+    assert mine.lower_bound_ >= float(bound.sum()) - tol
 
 
 def test_the_lattice_bound_sees_what_no_attribute_alone_does() -> None:

@@ -22,7 +22,7 @@ from ..partition import Partition
 from ._forest_core import size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
-from ._recoding_bound import attribute_bound, lattice_bound
+from ._recoding_bound import attribute_bound, lattice_bound, subset_bound
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes, mean_classes
 from ._recoding_topdown import specialize
@@ -130,10 +130,11 @@ class LocalRecoding(GeneralizedMethod):
         k-anonymization is at least its cost with its (k−1)-th nearest record (the proof of
         Lemma 3 in Aggarwal et al.) and at least ``λ(u)``: with hierarchy labels its least
         cost over the nodes of the generalization lattice where ``k`` records share its
-        class (:func:`lattice_bound`), with value sets the sum over attributes of the
-        cheapest cell that covers its value and ``k`` records of the input
-        (:func:`attribute_bound`, also used on lattices above ``LATTICE_NODES`` nodes; the
-        lattice bound is at least that sum)
+        class (:func:`lattice_bound`); with value sets its least cost over the sets of
+        attributes on which ``k`` records share its values, the others charged their
+        cheapest cells within that class (:func:`subset_bound`); both at least the sum over
+        attributes of the cheapest cell that covers its value and ``k`` records of the input
+        (:func:`attribute_bound`, used instead on lattices above ``LATTICE_NODES`` nodes)
 
     Notes
     -----
@@ -209,8 +210,9 @@ class LocalRecoding(GeneralizedMethod):
         n = space.n
         dist, idx = space.index(model.geometry).neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
         pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
-        cells = lattice_bound(model, k) if self.generalize == "levels" else None
-        if cells is None:  # value sets gain nothing from the lattice (Adult: 0.2 %)
+        cells = (lattice_bound(model, k) if self.generalize == "levels"
+                 else subset_bound(model, k))  # fmt: skip
+        if cells is None:  # a lattice too large to walk
             cells = attribute_bound(model, k)
         self.lower_bound_ = float(np.maximum(pair_bound, cells).sum())
         limit = size_limit(k)
