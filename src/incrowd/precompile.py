@@ -60,8 +60,9 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
 
     for algorithm in ("fold", "spread"):
         sweep(np.array([3, 1, 4, 1, 5, 9, 2, 6]), np.arange(9, 16), algorithm)
-    say("local-recoding (l-diverse)")
+    say("local-recoding (l-diverse; value sets)")
     algorithms.LocalRecoding(k=3, l=2).fit(spaces[1], rng.integers(0, 2, n))
+    algorithms.LocalRecoding(k=3, generalize="sets").fit(spaces[1])
     say("cellular certificates")
     compile_kernels()
     say("costs")
