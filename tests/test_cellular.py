@@ -226,15 +226,26 @@ def test_against_the_exact_optimum(kind):
     assert np.median(ratios) < 1.5
 
 
-def test_parts_capped_radius_bounds_sum_below_the_whole_optimum():
-    """A table cut in two: each part's radius bound, with every record's distances capped at
-    its distance to the other part, bounds its share of the *whole* table's optimum (the
+def _capped_model(kind: str, k: int, setup: float) -> CellularClustering:
+    if kind == "r-cellular":
+        return RCellular(k=k)
+    if kind == "cellular":
+        return CellularClustering(setup_cost=setup)
+    return CellularClustering(setup_cost=lambda c, r: setup + r)
+
+
+@pytest.mark.parametrize("kind", ["r-cellular", "cellular", "cellular, f(R)"])
+def test_parts_capped_bounds_sum_below_the_whole_optimum(kind):
+    """A table cut in two: each part's radius bound (crowds of k) or share bound (k = 1,
+    radius plus share of the setup cost), with every record's distances capped at its
+    distance to the other part, bounds its share of the *whole* table's optimum (the
     global certificate of blockwise runs, :mod:`incrowd.distributed`)."""
-    rng = np.random.default_rng(12)
+    rng = np.random.default_rng({"r-cellular": 12, "cellular": 13, "cellular, f(R)": 14}[kind])
     tight = 0
     for _ in range(40):
-        n = int(rng.integers(8, 13))
-        k = int(rng.integers(2, 4))
+        n = int(rng.integers(8, 12 if kind == "r-cellular" else 11))
+        k = int(rng.integers(2, 4)) if kind == "r-cellular" else 1
+        setup = float(rng.choice([0.5, 2.0, 6.0]))
         points = rng.integers(0, 9, size=(n, 2)).astype(float)
         whole = MetricSpace.from_array(points)
         D = distances(whole)
@@ -243,17 +254,34 @@ def test_parts_capped_radius_bounds_sum_below_the_whole_optimum():
             continue
         bound = 0.0
         for part in (left, ~left):
-            model = RCellular(k=k).fit(MetricSpace.from_array(points[part]))
+            model = _capped_model(kind, k, setup).fit(MetricSpace.from_array(points[part]))
             cap = D[np.ix_(part, ~part)].min(axis=1)
             capped = model.capped_lower_bound(cap)
-            assert capped <= model.radius_bound_ + 1e-9
+            assert capped <= max(model.radius_bound_, model.share_bound_) + 1e-9
+            assert np.isinf(cap).any() or model.capped_lower_bound(
+                np.full(cap.size, np.inf)
+            ) == pytest.approx(max(model.radius_bound_, model.share_bound_))
             bound += capped
-        opt, _ = optimum(RCellular(k=k).cost(whole), n, k)
+        opt, _ = optimum(_capped_model(kind, k, setup).cost(whole), n, k)
         assert bound <= opt + 1e-9
         tight += bound >= 0.5 * opt
     assert tight >= 10  # and not vacuous
     assert RCellularOutliers(k=2, epsilon=0.2).fit(FIG_1_1).capped_lower_bound(np.ones(5)) is None
-    assert CellularClustering().fit(FIG_1_1).capped_lower_bound(np.ones(5)) is None
+
+
+def test_the_share_bound_charges_each_record_its_radius_and_share_of_the_setup():
+    """Two records 10 apart with setup 5: each pays 5 alone, or 10 + 5/2 together; the
+    bound is 5 each, the optimum. With setup 30 together is cheaper (20 + 30 = 50), and each
+    record's least is 10 + 30/2: the bound is 50 again. Fig. 1.1 with setup 20 costs 53,
+    the dual's 53; the share bound stays below."""
+    two = np.array([[0.0], [10.0]])
+    for setup, opt in ((5.0, 10.0), (30.0, 50.0)):
+        model = CellularClustering(setup_cost=setup).fit(two)
+        assert model.share_bound_ == pytest.approx(opt) == model.cost_
+        assert model.lower_bound_ == pytest.approx(opt)
+    fig = CellularClustering(setup_cost=20).fit(FIG_1_1)
+    assert fig.share_bound_ <= fig.lower_bound_ == pytest.approx(53.0)
+    assert fig.certificate_["share_bound"] == fig.share_bound_
 
 
 def test_outliers_leave_at_most_epsilon_n_and_bound_the_budgeted_optimum():

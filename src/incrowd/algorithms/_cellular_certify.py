@@ -27,7 +27,7 @@ from scipy.spatial import cKDTree
 from .._runtime import jit, threads
 from ..data.kernels import pair_distance
 
-__all__ = ["Feasibility", "feasible_scale", "radius_floor", "MAX_PAIRS_PER_ROW"]
+__all__ = ["Feasibility", "feasible_scale", "radius_floor", "share_floor", "MAX_PAIRS_PER_ROW"]
 
 #: The check gives up (and the dual bound is not claimed) beyond this many pairs per row.
 MAX_PAIRS_PER_ROW = 200
@@ -299,6 +299,57 @@ def radius_floor(nd, ni, rho):
             val = max(nd[i, p], rho[ni[i, p]])
             if val < out[i]:
                 out[i] = val
+    return out
+
+
+@jit()
+def share_floor(nd, ni, start, radius, size, f, limit):
+    """Per row, ``γ_i = min (R + f(c, R) / |B(c, R)|)`` over the candidates ``(c, R)`` with
+    ``D(i, c) ≤ R`` whose ball ``B`` is known: ``R < limit[c]``; a candidate beyond that
+    counts ``max(D(i, c), limit[c])``, a center beyond ``i``'s list ``limit[i]``.
+
+    In any solution record ``i`` pays its crowd's radius ``R`` and its share ``f / |C|`` of
+    the setup cost, and its crowd ``C`` lies in the ball ``B(c, R)`` of its center, so
+    ``i`` pays at least ``R + f / |B(c, R)|``, and the optimum (centers at input records)
+    is at least ``Σ_i γ_i``. Between the radii where the ball grows that sum only grows
+    with ``R`` (``f`` non-decreasing), so the candidates' radii are the ones to try. Where
+    the ball is not known — beyond a center's list (``limit[c]`` its last distance), or, in
+    a part of a larger table, from the part's boundary on (``limit[c]`` at most the distance
+    ``cap[c]`` to it) — the share is at least 0 and the radius at least ``limit[c]``;
+    a center in no list of ``i``'s, or beyond the part, is at least ``limit[i]`` away.
+    Candidates of ``c`` are ``start[c]:start[c + 1]``, by increasing radius.
+    """
+    n, q = nd.shape
+    suffix = np.empty(radius.size)
+    for c in range(n):
+        best = np.inf
+        for t in range(start[c + 1] - 1, start[c] - 1, -1):
+            if radius[t] < limit[c]:
+                value = radius[t] + f[t] / size[t]
+                if value < best:
+                    best = value
+            suffix[t] = best
+    out = np.empty(n)
+    for i in range(n):
+        best = limit[i]
+        for p in range(-1, q):
+            c = i if p < 0 else ni[i, p]
+            d = 0.0 if p < 0 else nd[i, p]
+            if d >= best:
+                break
+            value = max(d, limit[c])
+            lo, hi = start[c], start[c + 1]
+            while lo < hi:  # the first candidate of c with radius >= d
+                mid = (lo + hi) // 2
+                if radius[mid] < d:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < start[c + 1] and suffix[lo] < value:
+                value = suffix[lo]
+            if value < best:
+                best = value
+        out[i] = best
     return out
 
 

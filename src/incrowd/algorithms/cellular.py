@@ -41,7 +41,7 @@ from ..data.space import MetricSpace
 from ..errors import ParameterError
 from ..params import CrowdSize, Interval, SetupCostValue
 from ..partition import Partition
-from ._cellular_certify import Feasibility, feasible_scale, radius_floor
+from ._cellular_certify import Feasibility, feasible_scale, radius_floor, share_floor
 from ._cellular_dual import assign, candidates, cut_at, grow
 from ._cellular_unshare import unshare
 from ._crowd_split import first_of_each, split_crowds
@@ -97,6 +97,7 @@ class _Dual:
         if callable(setup):
             _check_setup(f, start)
         self.center, self.last, self.radius = center, last, radius
+        self.start, self.size, self.f = start, size, f
         self.grown = grow(self.ni, self.weight, start, center, last, radius, size, f)
         self.alpha = self.grown[0]
         self.rho = radius[start[:-1]] if k >= 2 else np.zeros(m)
@@ -135,6 +136,25 @@ class _Dual:
     def floor_lists(self) -> tuple[np.ndarray, ...]:
         """What :func:`_capped_floors` needs (the lists, not the growth)."""
         return self.nd, self.ni, self.rho, self.inverse
+
+    @property
+    def share_lists(self) -> tuple[np.ndarray, ...]:
+        """What :func:`_capped_shares` needs: the lists and the candidates (for k = 1)."""
+        known = np.full(self.weight.size, np.inf)
+        if not self.complete and self.nd.shape[1]:
+            known = self.nd[:, -1].copy()  # beyond a list, balls are not known
+        return (self.nd, self.ni, self.start, self.radius, self.size, self.f, known,
+                self.inverse)  # fmt: skip
+
+
+def _capped_shares(lists: tuple[np.ndarray, ...], cap: np.ndarray) -> np.ndarray:
+    """Per record, the least radius plus share of the setup cost it can pay
+    (:func:`share_floor`), when this table is a part of a larger one and ``cap[i]`` bounds
+    from below record ``i``'s distance to any record outside it."""
+    nd, ni, start, radius, size, f, known, inverse = lists
+    rows = np.full(known.size, np.inf)
+    np.minimum.at(rows, inverse, cap)  # copies of a row share its cap
+    return share_floor(nd, ni, start, radius, size, f, np.minimum(known, rows))[inverse]
 
 
 def _capped_floors(lists: tuple[np.ndarray, ...], cap: np.ndarray) -> np.ndarray:
@@ -181,7 +201,7 @@ class CellularClustering(Algorithm):
     radii_ : ndarray, each crowd's radius from its center
     cost_ : float, ``Σ f(center, R) + members · R``
     lower_bound_ : float, a proven lower bound on the optimum with centers at input records:
-        the larger of ``dual_bound_`` and ``radius_bound_``
+        the largest of ``dual_bound_``, ``radius_bound_`` and ``share_bound_``
     dual_bound_ : float or None, ``Σ α`` (for ``k ≥ 2``, ``Σ α / 2`` of the augmented
         instance) of a dual feasible for every candidate cluster; None when checking that
         would have taken too long (:data:`~._cellular_certify.MAX_PAIRS_PER_ROW`), or when
@@ -191,6 +211,9 @@ class CellularClustering(Algorithm):
     radius_bound_ : float, for ``k ≥ 2``: ``Σ_i β_i``, each record's least possible radius
         (a crowd's center has ``k`` records within its radius, and each member within it;
         :func:`~._cellular_certify.radius_floor`)
+    share_bound_ : float, for ``k = 1``: ``Σ_i γ_i``, each record's least radius plus share
+        of its crowd's setup cost (``R + f / |ball(c, R)|`` over the balls holding it;
+        :func:`~._cellular_certify.share_floor`); 0 otherwise
     certificate_ : dict, which bound it is and how it was proven
     dual_sum_ : float, ``Σ α`` of the dual as grown (before scaling)
     dual_values_ : ndarray, each record's ``α``
@@ -310,10 +333,14 @@ class CellularClustering(Algorithm):
         total = dual.dual_sum()
         floors = np.sort(dual.radius_floors())
         self.radius_bound_ = float(floors[: floors.size - budget].sum()) if k >= 2 else 0.0
+        shares = dual.share_lists if k == 1 and budget == 0 else None
+        self.share_bound_ = (float(_capped_shares(shares, np.full(dual.inverse.size, np.inf)).sum())
+                             if shares is not None else 0.0)  # fmt: skip
+        floor = max(self.radius_bound_, self.share_bound_)
         # scaling only lowers the dual: when even the unscaled one is no better than the
         # radius bound, the check (the costliest part at scale) would change nothing
         unscaled = total / 2 if k >= 2 else total
-        if dual.complete or CHECK_ALWAYS or unscaled > self.radius_bound_:
+        if dual.complete or CHECK_ALWAYS or unscaled > floor:
             check = dual.feasible()
         else:
             check = Feasibility(None, 0, 0, needed=False)
@@ -331,29 +358,38 @@ class CellularClustering(Algorithm):
             dual_bound = max(0.0, value / 2 if k >= 2 else value)
         self.dual_bound_ = dual_bound
         self.dual_checked_ = check.needed
-        self.lower_bound_ = max(dual_bound or 0.0, self.radius_bound_)
-        # the radius bound, capped, bounds a larger table's optimum from this part of it
+        self.lower_bound_ = max(dual_bound or 0.0, floor)
+        # the radius bound (or for k = 1 the share bound), capped, bounds a larger table's
+        # optimum from this part of it
         self._floor_lists = dual.floor_lists if k >= 2 and budget == 0 else None
+        self._share_lists = shares
 
     def capped_lower_bound(self, cap: np.ndarray) -> float | None:
-        """``Σ_i β_i`` with each record's distances to records beyond this table capped at
-        ``cap[i]`` (:func:`_capped_floors`); for crowds of ``k ≥ 2`` without
-        outliers. The dual bound is not capped: a candidate of the larger table may have a
-        radius below the least this table checked (another part's records within it).
+        """``Σ_i β_i`` (crowds of ``k ≥ 2``, :func:`_capped_floors`) or ``Σ_i γ_i``
+        (``k = 1``, :func:`_capped_shares`) with each record's distances to records beyond
+        this table capped at ``cap[i]``; None with outliers. The dual bound is not capped: a
+        candidate of the larger table may have a radius below the least this table checked
+        (another part's records within it).
         """
+        cap = np.asarray(cap, dtype=float)
+        shares = getattr(self, "_share_lists", None)
+        if shares is not None:
+            return float(_capped_shares(shares, cap).sum())
         lists = getattr(self, "_floor_lists", None)
         if lists is None:
             return None
-        return float(_capped_floors(lists, np.asarray(cap, dtype=float)).sum())
+        return float(_capped_floors(lists, cap).sum())
 
     def bound_geometry(self, space: MetricSpace) -> Geometry | None:
-        return space.geometry if getattr(self, "_floor_lists", None) is not None else None
+        capped = (getattr(self, "_floor_lists", None) is not None
+                  or getattr(self, "_share_lists", None) is not None)  # fmt: skip
+        return space.geometry if capped else None
 
     @property
     def certificate_(self) -> dict[str, object]:
         """How ``lower_bound_`` was proven (written to the release metadata)."""
         if not self.dual_checked_:
-            dual = "not checked: unscaled, it is already below the radius bound"
+            dual = "not checked: unscaled, it is already below the radius or share bound"
         elif self.dual_scale_ is None:
             dual = "not claimed: checking it against every candidate was too large a search"
         elif self.complete_candidates_:
@@ -363,12 +399,14 @@ class CellularClustering(Algorithm):
                 "grown over each center's nearest radii, checked against every candidate, "
                 f"scaled by {self.dual_scale_:.6g}"
             )
+        bounds = {"dual": self.dual_bound_ or 0.0, "least radius per record": self.radius_bound_,
+                  "least radius and setup share per record": self.share_bound_}  # fmt: skip
         return {
-            "lower_bound_from": "dual" if (self.dual_bound_ or 0.0) >= self.radius_bound_
-            else "least radius per record",
+            "lower_bound_from": max(bounds, key=bounds.__getitem__),
             "dual_bound": self.dual_bound_,
             "dual": dual,
             "radius_bound": self.radius_bound_,
+            "share_bound": self.share_bound_,
             "centers": "input records (the optimum with free centers is at least half)",
         }  # fmt: skip
 
