@@ -36,6 +36,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._runtime import jit
 from ..costs import GeneralizationCost
+from ._recoding_seed import child_ranks, dense_keys
 
 __all__ = ["attribute_bound", "lattice_bound", "subset_bound"]
 
@@ -159,8 +160,6 @@ def _lattice_columns(
     """Per attribute and level (row ``offset[j] + l``, the top last): each record's rank
     among its node's siblings (its node's id at the top), its cost there, the most
     siblings, and the number of levels per attribute."""
-    from ._recoding_seed import child_ranks
-
     n = model.n
     rank_rows, cost_rows, fans, levels = [], [], [], []
     for j in range(model.num.shape[1]):
@@ -257,14 +256,7 @@ def _walk_lattice(offset, ranks, costs, fan, levels, k, cls0, weight, floor, out
         for t in range(m):
             key[t] = cls[d, t] * f + ranks[r, rec[d, t]]
         if n_cls[d] * f > names.size:  # too wide to name densely: compress by sorting
-            order = np.argsort(key[:m])
-            dense = np.empty(m, dtype=np.intp)
-            g = 0
-            for t in range(m):
-                if t > 0 and key[order[t]] != key[order[t - 1]]:
-                    g += 1
-                dense[order[t]] = g
-            key[:m] = dense
+            dense_keys(key[:m])
         c = 0
         for t in range(m):
             u = rec[d, t]

@@ -153,16 +153,24 @@ def _keys(cls, n_cls, lv, j, columns, fan, key, width):
     for i in range(m):
         key[i] = cls[i] * f + ranks[new, i]
     if n_cls * f > width:
-        order = np.argsort(key)
-        dense = np.empty(m, dtype=np.intp)
-        d = 0
-        for t in range(m):
-            if t > 0 and key[order[t]] != key[order[t - 1]]:
-                d += 1
-            dense[order[t]] = d
-        key[:] = dense
-        return d + 1
+        return dense_keys(key)
     return n_cls * f
+
+
+@jit()
+def dense_keys(key):
+    """Renumber ``key`` in place ``0 ..`` by sorting (equal keys, equal numbers); returns
+    how many distinct keys there are."""
+    m = key.size
+    order = np.argsort(key)
+    dense = np.empty(m, dtype=np.intp)
+    d = -1
+    for t in range(m):
+        if t == 0 or key[order[t]] != key[order[t - 1]]:
+            d += 1
+        dense[order[t]] = d
+    key[:] = dense
+    return d + 1
 
 
 @jit()

@@ -174,7 +174,7 @@ def anonymize_blocks(
     ``on_block(done, total)`` is called as blocks finish. Rows are shuffled across blocks.
     """
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    results: dict[int, tuple[Release, float | None]] = {}
+    results: dict[int, tuple[Release, float | None, pd.Series]] = {}
     parts = FrameBlocks(plan.frame, plan.blocks)
     for i, result in _run(plan, parts.part, options, workers, on_block):
         results[i] = result
@@ -246,12 +246,12 @@ def write_blocks(
         metas: dict[int, dict[str, Any]] = {}
         bounds: dict[int, float | None] = {}
         classes = []
-        for i, (result, bound) in _run(plan, parts.part, options, workers, on_block):
+        for i, (result, bound, sizes) in _run(plan, parts.part, options, workers, on_block):
             # each block's table was verified where it was made (incrowd.anonymize), and
             # a union of k-anonymous tables is k-anonymous
             sink.add(i, result.table)
             metas[i], bounds[i] = dict(result.metadata), bound
-            classes.append(_class_sizes(result.table, plan.schema.qi_names))
+            classes.append(sizes)
         order = range(len(plan.blocks))
         meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
                          add_up(classes))  # fmt: skip
@@ -326,9 +326,11 @@ def _run_block(
     options: Mapping[str, Any],
     index: int,
     path: tuple[Cut, ...] | None,
-) -> tuple[Release, float | None]:
-    """One block's release, and its share of the global lower bound (None without one; no
-    ``path`` when other than QI cuts separate the blocks). An error names the block."""
+) -> tuple[Release, float | None, pd.Series]:
+    """One block's release, its share of the global lower bound (None without one; no
+    ``path`` when other than QI cuts separate the blocks) and its group sizes (counted
+    where the block is made, not by the process that gathers them). An error names the
+    block."""
     fitted: dict[str, Any] = {}
     try:
         release = anonymize(table, schema, k, **options,
@@ -336,7 +338,7 @@ def _run_block(
     except IncrowdError as exc:
         raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
     bound = None if path is None else global_bound_part(table, schema, fitted, path)
-    return release, bound
+    return release, bound, _class_sizes(release.table, schema.qi_names)
 
 
 #: Blocks in flight per worker: enough to keep a worker busy, few enough to bound memory.
@@ -349,7 +351,7 @@ def _run(
     options: Mapping[str, Any],
     workers: int | None,
     on_block: Callable[[int, int], None] | None,
-) -> Iterator[tuple[int, Release]]:
+) -> Iterator[tuple[int, tuple[Release, float | None, pd.Series]]]:
     """``(block, release)`` as blocks finish (``part(i)``: block ``i``'s records); at most
     ``IN_FLIGHT`` blocks per worker are submitted at a time. A task lost with a worker is
     run again on another (once)."""
@@ -442,10 +444,10 @@ def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
     return group_sizes(table, qi, weights)
 
 
-def _combine(plan: _Plan, done: list[tuple[Release, float | None]]) -> Release:
+def _combine(plan: _Plan, done: list[tuple[Release, float | None, pd.Series]]) -> Release:
     """The blocks' releases as one release in memory (rows shuffled across blocks)."""
     frame = plan.frame
-    results = [r for r, _ in done]
+    results = [r for r, _, _ in done]
     if len(results) == 1:  # the single-machine release, with the blocking recorded
         meta = dict(results[0].metadata) | {"blocking": _blocking(plan, [results[0].metadata])}
         return Release(results[0].table, results[0].form, results[0].partition, meta)
@@ -457,8 +459,8 @@ def _combine(plan: _Plan, done: list[tuple[Release, float | None]]) -> Release:
         offset += result.partition.n_clusters
     table = pd.concat([r.table for r in results], ignore_index=True)
     table = table.sample(frac=1.0, random_state=plan.seed).reset_index(drop=True)
-    meta = _metadata(plan, [r.metadata for r in results], [b for _, b in done],
-                     _class_sizes(table, plan.schema.qi_names))  # fmt: skip
+    meta = _metadata(plan, [r.metadata for r in results], [b for _, b, _ in done],
+                     add_up([c for _, _, c in done]))  # fmt: skip
     verify(table, plan.schema.qi_names, plan.k, metadata=meta).raise_if_failed()
     return Release(table, results[0].form, Partition(labels), meta)
 
