@@ -384,6 +384,7 @@ def test_the_subset_bound_is_each_records_least_cost_over_the_sets_it_shares(see
     space = MetricSpace.from_table(table, schema, norm=1)
     model = GeneralizationCost.on(space, "sets")
     bound = subset_bound(model, k)
+    assert bound is not None
     tol = 1e-9
     assert bound == pytest.approx(_least_over_the_subsets(model, k))
     assert (bound >= attribute_bound(model, k) - tol).all()

@@ -99,9 +99,7 @@ def _value_set(leaves: np.ndarray, k: int, domain: int) -> np.ndarray:
     return (others / (domain - 1))[inverse.ravel()]
 
 
-def lattice_bound(
-    model: GeneralizationCost, k: int, upper: np.ndarray | None = None
-) -> np.ndarray | None:
+def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
     """For every record ``u``: the least cost of ``u`` over the cells that hold ``k``
     records agreeing with ``u`` on them — None when the lattice has more than
     ``LATTICE_NODES`` nodes or the input more than ``LATTICE_RECORDS`` records.
@@ -125,11 +123,7 @@ def lattice_bound(
     offset, ranks, costs, fan, levels = columns
     if n > LATTICE_RECORDS or np.prod(levels.astype(np.float64)) > LATTICE_NODES:
         return None
-    # equal records go through the lattice together: one row each, weighing their number
-    rows = np.column_stack([model.num, model.codes.astype(np.float64)])
-    _, first, inverse, weight = np.unique(
-        rows, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
+    first, inverse, weight = _distinct_rows(model)
     ranks = np.ascontiguousarray(ranks[:, first])
     costs = np.ascontiguousarray(costs[:, first])
     top = offset[1:] - 1
@@ -138,14 +132,22 @@ def lattice_bound(
         key = key * (int(ranks[row].max()) + 1) + ranks[row]
     _, cls = np.unique(key, return_inverse=True)
     out = np.full(first.size, np.inf)
-    if upper is not None:  # a start that only prunes: the least is at most it
-        np.minimum.at(out, inverse.ravel(), upper)
     floor = np.ascontiguousarray(attribute_terms(model, k)[:, first])
     _walk_lattice(
-        offset, ranks, costs, fan, levels, k, cls.ravel().astype(np.intp),
-        weight.astype(np.intp), floor, out,
+        offset, ranks, costs, fan, levels, k, cls.ravel().astype(np.intp), weight, floor,
+        out,
     )  # fmt: skip
-    return out[inverse.ravel()]
+    return out[inverse]
+
+
+def _distinct_rows(model: GeneralizationCost) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(first, inverse, weight)``: equal records go through a walk together, one row
+    each, weighing their number."""
+    rows = np.column_stack([model.num, model.codes.astype(np.float64)])
+    _, first, inverse, weight = np.unique(
+        rows, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    return first, inverse.ravel(), weight.astype(np.intp)
 
 
 #: The lattice bound runs on lattices of at most this many nodes ...
@@ -313,7 +315,11 @@ def _keep(rec, cls, row, cnt, d, k, size, weight, out, lv, low, costs, offset, f
     cnt[d] = kept
 
 
-def subset_bound(model: GeneralizationCost, k: int) -> np.ndarray:
+#: The subset bound runs on at most this many attributes (``2^b`` subsets at worst).
+SUBSET_ATTRIBUTES = 16
+
+
+def subset_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
     """For every record ``u``, with every attribute a value set or a numeric range: the
     least, over the sets ``S`` of attributes on which ``k`` records share ``u``'s values,
     of ``Σ_{j ∉ S} c_j(u, S)``, where ``c_j(u, S)`` is the cheapest cell of attribute ``j``
@@ -338,10 +344,9 @@ def subset_bound(model: GeneralizationCost, k: int) -> np.ndarray:
     a, b = model.num.shape[1], model.codes.shape[1]
     if k <= 1 or n < k or a + b == 0:
         return np.zeros(n)
-    rows = np.column_stack([model.num, model.codes.astype(np.float64)])
-    _, first, inverse, weight = np.unique(
-        rows, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
+    if a + b > SUBSET_ATTRIBUTES:
+        return None
+    first, inverse, weight = _distinct_rows(model)
     m = first.size
     vals = np.empty((a + b, m), dtype=np.intp)
     xs = np.zeros((a + b, m))
@@ -359,8 +364,8 @@ def subset_bound(model: GeneralizationCost, k: int) -> np.ndarray:
         unit[a + j] = model.cat_weight[j] / (domain - 1) if domain > 1 else 0.0
     order = np.ascontiguousarray(np.argsort(vals, axis=1, kind="stable"))
     out = np.full(m, np.inf)
-    _walk_subsets(vals, xs, unit, numeric, order, weight.astype(np.intp), k, out)
-    return out[inverse.ravel()]
+    _walk_subsets(vals, xs, unit, numeric, order, weight, k, out)
+    return out[inverse]
 
 
 @jit()

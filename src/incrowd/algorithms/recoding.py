@@ -134,7 +134,8 @@ class LocalRecoding(GeneralizedMethod):
         attributes on which ``k`` records share its values, the others charged their
         cheapest cells within that class (:func:`subset_bound`); both at least the sum over
         attributes of the cheapest cell that covers its value and ``k`` records of the input
-        (:func:`attribute_bound`, used instead on lattices above ``LATTICE_NODES`` nodes)
+        (:func:`attribute_bound`, used instead on lattices above ``LATTICE_NODES`` nodes
+        and beyond ``SUBSET_ATTRIBUTES`` attributes)
 
     Notes
     -----
@@ -212,7 +213,7 @@ class LocalRecoding(GeneralizedMethod):
         pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
         cells = (lattice_bound(model, k) if self.generalize == "levels"
                  else subset_bound(model, k))  # fmt: skip
-        if cells is None:  # a lattice too large to walk
+        if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
         self.lower_bound_ = float(np.maximum(pair_bound, cells).sum())
         limit = size_limit(k)

@@ -88,7 +88,8 @@ class GeneralizationCost(Cost):
         of its matrix numeric (then ``weights`` cannot name attributes)."""
         if space.columns:
             # one method's fit, the pipeline's scoring and a blockwise run's bound all ask for
-            # it: built once per space (hashable weights only; others are refused below)
+            # it: built once per space (weights that cannot be a key are built each time,
+            # and from_columns refuses the invalid ones)
             try:
                 key = (cls, form, loss, tuple(sorted((weights or {}).items())))
                 hash(key)
