@@ -92,6 +92,7 @@ from ..release.files import (
 )
 from ._bound import global_bound_part
 from ._cut import Cut, cut_blocks, plan_blocks
+from ._sink import BlockSink, EncodedPart, encode_part
 from ._source import FrameBlocks, SpilledBlocks
 
 __all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "verify_release", "write_blocks"]
@@ -174,7 +175,7 @@ def anonymize_blocks(
     ``on_block(done, total)`` is called as blocks finish. Rows are shuffled across blocks.
     """
     plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    results: dict[int, tuple[Release, float | None, pd.Series]] = {}
+    results: dict[int, _Block] = {}
     parts = FrameBlocks(plan.frame, plan.blocks)
     for i, result in _run(plan, parts.part, options, workers, on_block):
         results[i] = result
@@ -214,8 +215,6 @@ def write_blocks(
     (default: when the file is larger than a quarter of the memory available) streams it
     once into its blocks on disk instead of reading it whole; the release is the same.
     """
-    from ._sink import BlockSink
-
     if isinstance(table, str | os.PathLike):
         table = TableFile(table)
     if isinstance(table, TableFile):
@@ -246,12 +245,14 @@ def write_blocks(
         metas: dict[int, dict[str, Any]] = {}
         bounds: dict[int, float | None] = {}
         classes = []
-        for i, (result, bound, sizes) in _run(plan, parts.part, options, workers, on_block):
+        blocks = _run(plan, parts.part, options, workers, on_block, sink.encoding)
+        for i, block in blocks:
             # each block's table was verified where it was made (incrowd.anonymize), and
             # a union of k-anonymous tables is k-anonymous
-            sink.add(i, result.table)
-            metas[i], bounds[i] = dict(result.metadata), bound
-            classes.append(sizes)
+            assert block.encoded is not None
+            sink.add_encoded(i, block.encoded)
+            metas[i], bounds[i] = dict(block.metadata), block.bound
+            classes.append(block.sizes)
         order = range(len(plan.blocks))
         meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
                          add_up(classes))  # fmt: skip
@@ -319,6 +320,19 @@ def _spills(source: TableFile, spill: bool | None) -> bool:
     return source.nbytes > SPILL_SHARE * available_memory()
 
 
+@dataclass(frozen=True)
+class _Block:
+    """What a worker sends back for one block: its release (or, when the release is written
+    block by block, its part file's bytes and its metadata), its share of the global lower
+    bound (None without one), and its group sizes."""
+
+    release: Release | None
+    metadata: Mapping[str, Any]
+    bound: float | None
+    sizes: pd.Series
+    encoded: EncodedPart | None = None
+
+
 def _run_block(
     table: pd.DataFrame,
     schema: Schema,
@@ -326,11 +340,12 @@ def _run_block(
     options: Mapping[str, Any],
     index: int,
     path: tuple[Cut, ...] | None,
-) -> tuple[Release, float | None, pd.Series]:
-    """One block's release, its share of the global lower bound (None without one; no
-    ``path`` when other than QI cuts separate the blocks) and its group sizes (counted
-    where the block is made, not by the process that gathers them). An error names the
-    block."""
+    encoding: tuple[bool, str, FormulaPolicy] | None = None,
+) -> _Block:
+    """One block, made where it runs: its release (encoded as its part file with
+    ``encoding``), its share of the global lower bound (no ``path`` when other than QI cuts
+    separate the blocks) and its group sizes, so that the process gathering the blocks only
+    adds them up and writes bytes. An error names the block."""
     fitted: dict[str, Any] = {}
     try:
         release = anonymize(table, schema, k, **options,
@@ -338,7 +353,10 @@ def _run_block(
     except IncrowdError as exc:
         raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
     bound = None if path is None else global_bound_part(table, schema, fitted, path)
-    return release, bound, _class_sizes(release.table, schema.qi_names)
+    sizes = _class_sizes(release.table, schema.qi_names)
+    if encoding is None:
+        return _Block(release, release.metadata, bound, sizes)
+    return _Block(None, release.metadata, bound, sizes, encode_part(release.table, *encoding))
 
 
 #: Blocks in flight per worker: enough to keep a worker busy, few enough to bound memory.
@@ -351,10 +369,11 @@ def _run(
     options: Mapping[str, Any],
     workers: int | None,
     on_block: Callable[[int, int], None] | None,
-) -> Iterator[tuple[int, tuple[Release, float | None, pd.Series]]]:
-    """``(block, release)`` as blocks finish (``part(i)``: block ``i``'s records); at most
-    ``IN_FLIGHT`` blocks per worker are submitted at a time. A task lost with a worker is
-    run again on another (once)."""
+    encoding: tuple[bool, str, FormulaPolicy] | None = None,
+) -> Iterator[tuple[int, _Block]]:
+    """``(block, what it gave)`` as blocks finish (``part(i)``: block ``i``'s records;
+    ``encoding``: see :func:`_run_block`); at most ``IN_FLIGHT`` blocks per worker are
+    submitted at a time. A task lost with a worker is run again on another (once)."""
     report = on_block or (lambda _done, _total: None)
     total = len(plan.blocks)
     task = [dict(options, seed=plan.seed + i) for i in range(total)]
@@ -364,7 +383,7 @@ def _run(
 
     if plan.scheduler == "sync" or total == 1:
         for i in range(total):
-            yield i, _run_block(part(i), plan.schema, plan.k, task[i], i, path(i))
+            yield i, _run_block(part(i), plan.schema, plan.k, task[i], i, path(i), encoding)
             report(i + 1, total)
         return
     with _client(plan.scheduler, workers) as client:
@@ -376,7 +395,7 @@ def _run(
 
         def submit(i: int) -> Any:
             return client.submit(_run_block, part(i), schema, plan.k, task[i], i,
-                                 path(i), pure=False, retries=1)  # fmt: skip
+                                 path(i), encoding, pure=False, retries=1)  # fmt: skip
 
         index = {}
         pending = as_completed()
@@ -444,10 +463,10 @@ def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
     return group_sizes(table, qi, weights)
 
 
-def _combine(plan: _Plan, done: list[tuple[Release, float | None, pd.Series]]) -> Release:
+def _combine(plan: _Plan, done: list[_Block]) -> Release:
     """The blocks' releases as one release in memory (rows shuffled across blocks)."""
     frame = plan.frame
-    results = [r for r, _, _ in done]
+    results = [b.release for b in done if b.release is not None]
     if len(results) == 1:  # the single-machine release, with the blocking recorded
         meta = dict(results[0].metadata) | {"blocking": _blocking(plan, [results[0].metadata])}
         return Release(results[0].table, results[0].form, results[0].partition, meta)
@@ -459,8 +478,8 @@ def _combine(plan: _Plan, done: list[tuple[Release, float | None, pd.Series]]) -
         offset += result.partition.n_clusters
     table = pd.concat([r.table for r in results], ignore_index=True)
     table = table.sample(frac=1.0, random_state=plan.seed).reset_index(drop=True)
-    meta = _metadata(plan, [r.metadata for r in results], [b for _, b, _ in done],
-                     add_up([c for _, _, c in done]))  # fmt: skip
+    meta = _metadata(plan, [r.metadata for r in results], [b.bound for b in done],
+                     add_up([b.sizes for b in done]))  # fmt: skip
     verify(table, plan.schema.qi_names, plan.k, metadata=meta).raise_if_failed()
     return Release(table, results[0].form, Partition(labels), meta)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -24,7 +25,7 @@ from ..release.files import (
     refusal,
 )
 
-__all__ = ["BlockSink"]
+__all__ = ["BlockSink", "EncodedPart", "encode_part"]
 
 
 class BlockSink:
@@ -52,18 +53,27 @@ class BlockSink:
         self.stage = staging_directory(self.target)
         self.parts: dict[int, dict[str, Any]] = {}
 
+    @property
+    def encoding(self) -> tuple[bool, str, FormulaPolicy]:
+        """What :func:`encode_part` needs to encode a block for this sink (where the block
+        is made, so that the process gathering them only writes bytes)."""
+        return self.dataset, self.sep, self.formulas
+
     def add(self, index: int, table: pd.DataFrame) -> None:
         """Stage block ``index``'s published table (blocks may come in any order)."""
+        self.add_encoded(index, encode_part(table, *self.encoding))
+
+    def add_encoded(self, index: int, part: EncodedPart) -> None:
+        """Stage block ``index`` encoded by :func:`encode_part` with :attr:`encoding`."""
         suffix = ".parquet" if self.dataset else ".csv"
         name = f"part-{index + 1:05d}{suffix}"
-        frame = table if self.dataset else escape_formulas(table, self.formulas)
         with open(self.stage / name, "wb") as fh:
             sink = Hashing(fh)
-            dump_table(frame, sink, parquet=self.dataset, sep=self.sep)  # type: ignore[arg-type]
+            sink.write(part.data)
             fh.flush()
             os.fsync(fh.fileno())
-        self.parts[index] = {"file": name, "rows": len(table), "sha256": sink.digest.hexdigest(),
-                             "bytes": sink.size, "header": _header(frame, self.sep)}  # fmt: skip
+        self.parts[index] = {"file": name, "rows": part.rows, "sha256": sink.digest.hexdigest(),
+                             "bytes": sink.size, "header": part.header}  # fmt: skip
 
     def commit(self, metadata: Mapping[str, Any]) -> tuple[Path, Path, dict[str, Any]]:
         """Name the release: the table (dataset directory or CSV file) and its metadata;
@@ -106,6 +116,26 @@ class BlockSink:
         import shutil
 
         shutil.rmtree(self.stage, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class EncodedPart:
+    """A block's published table as the bytes of its part file."""
+
+    data: bytes
+    rows: int
+    header: bytes  # a CSV part's header line (what the one CSV file keeps once)
+
+
+def encode_part(table: pd.DataFrame, dataset: bool, sep: str,
+                formulas: FormulaPolicy) -> EncodedPart:  # fmt: skip
+    """``table`` as a part of a Parquet dataset (``dataset``) or of one CSV file."""
+    import io
+
+    frame = table if dataset else escape_formulas(table, formulas)
+    buffer = io.BytesIO()
+    dump_table(frame, buffer, parquet=dataset, sep=sep)
+    return EncodedPart(buffer.getvalue(), len(table), _header(frame, sep))
 
 
 def _header(frame: pd.DataFrame, sep: str) -> bytes:
