@@ -250,7 +250,7 @@ def write_blocks(
             # each block's table was verified where it was made (incrowd.anonymize), and
             # a union of k-anonymous tables is k-anonymous
             assert block.encoded is not None
-            sink.add_encoded(i, block.encoded)
+            sink.add(i, block.encoded)
             metas[i], bounds[i] = dict(block.metadata), block.bound
             classes.append(block.sizes)
         order = range(len(plan.blocks))
@@ -467,6 +467,7 @@ def _combine(plan: _Plan, done: list[_Block]) -> Release:
     """The blocks' releases as one release in memory (rows shuffled across blocks)."""
     frame = plan.frame
     results = [b.release for b in done if b.release is not None]
+    assert len(results) == len(done), "blocks encoded for a file have no release to combine"
     if len(results) == 1:  # the single-machine release, with the blocking recorded
         meta = dict(results[0].metadata) | {"blocking": _blocking(plan, [results[0].metadata])}
         return Release(results[0].table, results[0].form, results[0].partition, meta)

@@ -59,12 +59,9 @@ class BlockSink:
         is made, so that the process gathering them only writes bytes)."""
         return self.dataset, self.sep, self.formulas
 
-    def add(self, index: int, table: pd.DataFrame) -> None:
-        """Stage block ``index``'s published table (blocks may come in any order)."""
-        self.add_encoded(index, encode_part(table, *self.encoding))
-
-    def add_encoded(self, index: int, part: EncodedPart) -> None:
-        """Stage block ``index`` encoded by :func:`encode_part` with :attr:`encoding`."""
+    def add(self, index: int, part: EncodedPart) -> None:
+        """Stage block ``index``'s published table, encoded by :func:`encode_part` with
+        :attr:`encoding` (blocks may come in any order)."""
         suffix = ".parquet" if self.dataset else ".csv"
         name = f"part-{index + 1:05d}{suffix}"
         with open(self.stage / name, "wb") as fh:
