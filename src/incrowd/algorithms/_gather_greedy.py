@@ -260,9 +260,21 @@ def _count_bounds(space: MetricSpace, cand: np.ndarray, x: float) -> np.ndarray:
 
 
 def greedy_k_centers(
-    space: MetricSpace, knn: Neighbours, x: float, r: int, k_max: int, need: int
+    space: MetricSpace,
+    knn: Neighbours,
+    x: float,
+    r: int,
+    k_max: int,
+    need: int,
+    enough: str = "cube",
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Sec. 2.4's filtering, greedy and assignment steps for the guess 2R = x."""
+    """Sec. 2.4's filtering, greedy and assignment steps for the guess 2R = x.
+
+    ``enough="cube"`` lets the live tree take any pick whose count reaches a bound on every
+    optimal cluster's uncovered part (all Lemma 2.7 uses); ``"exact"`` takes the paper's
+    argmax (:mod:`incrowd.data.live_tree`). Wide embeddings, without the tree, always take
+    the argmax.
+    """
     n = space.n
     in_s = knn.kth(r - 1) <= reach(x)  # |D(v, 2R)| >= r
     if in_s.sum() < need:
@@ -270,7 +282,9 @@ def greedy_k_centers(
     tree = space.index().live_tree
     if tree is not None:
         first, inverse, _, _ = space.index().distinct_rows
-        rows, covered_rows = tree.greedy_cover(in_s[first], reach(x), reach(2 * x), k_max)
+        rows, covered_rows = tree.greedy_cover(
+            in_s[first], reach(x), reach(2 * x), k_max, enough, need
+        )
         return _assign(space, first[rows], covered_rows[inverse], need)
     cand = np.flatnonzero(in_s & space.index().representative)
     heap = [(-int(c), int(v)) for c, v in zip(_count_bounds(space, cand, x), cand, strict=True)]
