@@ -385,7 +385,7 @@ class KRCenterOutliers(_Gather):
     candidate whose count reaches a proven bound on that: the largest uncovered candidate
     weight in an axis-parallel cube of side 2R, read from a grid
     (:mod:`incrowd.data.live_tree`). The exact argmax would recount most of a plateau of
-    near-equal counts, every pick: on 10⁶ × R⁴ a test took 307 s that way, 4–11 s this
+    near-equal counts, every pick: on 10⁶ × R⁴ a test took 307 s that way, 1.4–7 s this
     way. The guarantee and the meaning of a failed test are the paper's; the centers may
     differ from the argmax's. A test also stops once the picks left provably cannot cover
     ``(1 − ε) n``.
