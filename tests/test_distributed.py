@@ -17,7 +17,7 @@ import incrowd
 from incrowd import anonymize, verify
 from incrowd.cli import run
 from incrowd.datasets import make_census
-from incrowd.distributed import anonymize_blocks, cut_blocks
+from incrowd.distributed import _largest_first, anonymize_blocks, cut_blocks
 from incrowd.errors import InfeasibleError, InputError, ParameterError
 
 
@@ -73,6 +73,11 @@ def test_local_cluster_gives_the_same_release(census):
     sync = anonymize_blocks(table, schema, 5, scheduler="sync", **options)
     local = anonymize_blocks(table, schema, 5, scheduler="local", workers=2, **options)
     pd.testing.assert_frame_equal(sync.table, local.table)
+
+
+def test_the_largest_blocks_go_first_so_the_last_to_finish_are_small():
+    blocks = [np.arange(n) for n in (5, 9, 2, 9, 7)]
+    assert _largest_first(blocks) == [1, 3, 4, 0, 2]
 
 
 def test_bad_blocking_is_a_clear_error(census, tmp_path):
