@@ -41,7 +41,7 @@ def test_a_crowd_up_to_a_chunk_is_peeled(seed):
 def test_a_large_crowd_is_cut_into_pieces_then_peeled():
     rng = np.random.default_rng(1)
     k = 5
-    X = rng.standard_normal((3 * CHUNK + 17, 3))
+    X = rng.standard_normal((CHUNK + 517, 3))
     labels = np.r_[np.zeros(len(X) - 40, int), np.ones(40, int)]  # a large and a small crowd
     centers = np.array([0, len(X) - 1])
     split, parent = split_crowds(MetricSpace.from_array(X).geometry, labels, centers, k)

