@@ -13,10 +13,35 @@ from incrowd.data import live_tree
 from incrowd.data.live_tree import LiveTree
 
 
+def distances(points, norm):
+    diff = np.abs(points[:, None, :] - points[None, :, :])
+    return diff.sum(axis=2) if norm == 1 else np.sqrt((diff**2).sum(axis=2))
+
+
+@st.composite
+def coverings(draw, most: int, dims: int, x_low: float, x_high: float, max_picks: int):
+    """A covering to run: points (on a small grid, with copies, or Gaussian), weights, tie
+    keys, candidates, norm, radius and number of picks."""
+    n, d = draw(st.integers(1, most)), draw(st.integers(1, dims))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    grid = draw(st.booleans())
+    points = rng.integers(0, 4, (n, d)).astype(float) if grid else rng.standard_normal((n, d))
+    weight, tie, candidate = rng.integers(1, 4, n), rng.permutation(n), rng.random(n) < 0.7
+    norm = draw(st.sampled_from([1, 2]))
+    return (
+        points,
+        weight,
+        tie,
+        candidate,
+        norm,
+        draw(st.floats(x_low, x_high)),
+        draw(st.integers(1, max_picks)),
+    )
+
+
 def brute_cover(points, weight, tie, candidate, x, cover, max_picks, norm):
     """The greedy covering by full distance matrices (small inputs only)."""
-    diff = np.abs(points[:, None, :] - points[None, :, :])
-    dist = diff.sum(axis=2) if norm == 1 else np.sqrt((diff**2).sum(axis=2))
+    dist = distances(points, norm)
     live = np.ones(len(points), dtype=bool)
     centers = []
     while len(centers) < max_picks:
@@ -31,21 +56,9 @@ def brute_cover(points, weight, tie, candidate, x, cover, max_picks, norm):
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    n=st.integers(1, 120),
-    d=st.integers(1, 4),
-    grid=st.booleans(),
-    norm=st.sampled_from([1, 2]),
-    x=st.floats(0.05, 3.0),
-    picks=st.integers(1, 9),
-    seed=st.integers(0, 2**31),
-)
-def test_greedy_cover_equals_the_brute_force_greedy(n, d, grid, norm, x, picks, seed):
-    rng = np.random.default_rng(seed)
-    points = rng.integers(0, 4, (n, d)).astype(float) if grid else rng.standard_normal((n, d))
-    weight = rng.integers(1, 4, n)
-    tie = rng.permutation(n)
-    candidate = rng.random(n) < 0.7
+@given(coverings(120, 4, 0.05, 3.0, 9))
+def test_greedy_cover_equals_the_brute_force_greedy(covering):
+    points, weight, tie, candidate, norm, x, picks = covering
     tree = LiveTree(points, weight, tie, norm)
     got_centers, got_covered = tree.greedy_cover(candidate, x, 2 * x, picks, "exact")
     want_centers, want_covered = brute_cover(points, weight, tie, candidate, x, 2 * x, picks,
@@ -88,11 +101,6 @@ def test_the_tree_serves_a_whole_fit():
     assert model.certified_ratio_ <= 4 * (1 + model.tol) + 1e-9
 
 
-def distances(points, norm):
-    diff = np.abs(points[:, None, :] - points[None, :, :])
-    return diff.sum(axis=2) if norm == 1 else np.sqrt((diff**2).sum(axis=2))
-
-
 def heaviest_set_of_diameter(dist, weight, rows, x):
     """The largest weight of a set of ``rows`` with every pair within ``x``: a maximum
     weight clique (exact, small inputs only)."""
@@ -103,23 +111,13 @@ def heaviest_set_of_diameter(dist, weight, rows, x):
 
 
 @settings(max_examples=120, deadline=None)
-@given(
-    n=st.integers(1, 36),
-    d=st.integers(1, 3),
-    grid=st.booleans(),
-    norm=st.sampled_from([1, 2]),
-    x=st.floats(0.1, 2.5),
-    picks=st.integers(1, 6),
-    seed=st.integers(0, 2**31),
-)
-def test_every_cube_pick_outweighs_any_set_of_diameter_x(n, d, grid, norm, x, picks, seed):
+@given(coverings(36, 3, 0.1, 2.5, 6))
+def test_every_cube_pick_outweighs_any_set_of_diameter_x(covering):
     """Lemma 2.7 needs each pick's count to reach the uncovered candidates of every
     optimal cluster, a set of diameter <= x: replayed here against the heaviest such set."""
-    rng = np.random.default_rng(seed)
-    points = rng.integers(0, 4, (n, d)).astype(float) if grid else rng.standard_normal((n, d))
-    weight = rng.integers(1, 4, n)
-    candidate = rng.random(n) < 0.7
-    tree = LiveTree(points, weight, rng.permutation(n), norm)
+    points, weight, tie, candidate, norm, x, picks = covering
+    n = len(points)
+    tree = LiveTree(points, weight, tie, norm)
     centers, covered = tree.greedy_cover(candidate, x, 2 * x, picks, "cube")
     dist = distances(points, norm)
     live = np.ones(n, dtype=bool)
