@@ -48,8 +48,11 @@ __all__ = ["LiveTree", "LEAF_SIZE", "CUBE_CELLS"]
 
 #: Rows per leaf (at most).
 LEAF_SIZE = 32
-#: Most cells of the grid behind the cube bound (two int32 buffers of this size).
+#: Most cells of the grid behind the cube bound (two int32 buffers of this size) ...
 CUBE_CELLS = 2**24
+#: ... and at most this many per row (or 2**16): a grid far sparser than the rows costs
+#: time and memory in every sum and bounds nothing better.
+CUBE_CELLS_PER_ROW = 16
 #: Largest number of cells across a cube's side (finer grids: tighter bounds, slower sums).
 _CUBE_SPLITS = 4
 #: The cube bound is used when its window holds at most this share of a ball's volume.
@@ -540,7 +543,7 @@ class LiveTree:
     ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, float] | None:
         """Each row's cell in a grid of side about ``x / m`` over the candidates, the grid's
         shape, ``m``, its lowest corner and the side; None when no grid within
-        :data:`CUBE_CELLS` makes the bound useful.
+        :data:`CUBE_CELLS` (and :data:`CUBE_CELLS_PER_ROW`) makes the bound useful.
 
         Coordinates are clamped to the central ``1 − 2·_CUBE_TAIL`` of the candidates on
         each axis: clamping shrinks no distance's share of an axis, so a set of diameter
@@ -555,6 +558,7 @@ class LiveTree:
             else math.pi ** (d / 2) / math.gamma(d / 2 + 1)
         )
         inside = self.pts[cand]
+        budget = min(CUBE_CELLS, max(2**16, CUBE_CELLS_PER_ROW * len(self.pts)))
         low = np.quantile(inside, _CUBE_TAIL, axis=0)
         high = np.quantile(inside, 1 - _CUBE_TAIL, axis=0)
         for splits in range(_CUBE_SPLITS, 0, -1):
@@ -562,7 +566,7 @@ class LiveTree:
                 return None  # coarser grids only loosen it
             side = x * (1 + _CUBE_MARGIN) / splits
             dims = np.floor((high - low) / side).astype(np.int64) + 1
-            if float(np.prod(dims.astype(float))) <= CUBE_CELLS:
+            if float(np.prod(dims.astype(float))) <= budget:
                 break
         else:
             return None
