@@ -61,6 +61,9 @@ class Tags:
     - ``norm``: the norm its guarantee is stated in; ``any_norm``: it works in the space's
       norm, 1 or 2 as the user chooses (the radius methods);
     - ``generalized``: it optimizes the generalized release (takes ``generalize``);
+    - ``polished``: its objective is a sum over crowds other than the generalization loss,
+      and its generalized release is polished for that loss where its own objective does
+      not rise (:mod:`incrowd.algorithms.release_polish`);
     - ``seeded``: it takes ``random_state``;
     - ``max_records``: the largest input it accepts (the exact solver), or None;
     - ``coordinates``: the number of numeric quasi-identifiers it needs (a place as
@@ -75,6 +78,7 @@ class Tags:
     norm: int = 2
     any_norm: bool = False
     generalized: bool = False
+    polished: bool = False
     seeded: bool = False
     max_records: int | None = None
     coordinates: int | None = None

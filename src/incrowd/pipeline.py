@@ -11,6 +11,7 @@ import numpy as np
 
 from . import __version__
 from .algorithms import METHODS
+from .algorithms.release_polish import polish_release
 from .base import Algorithm
 from .costs import SSE, MaxRadius, l_sse
 from .data.columns import MissingPolicy, handle_missing
@@ -175,6 +176,13 @@ def anonymize(
     partition.validate(k)
     objective = algorithm.cost(space)
     cost, centers, merges = float(algorithm.cost_), getattr(algorithm, "center_records_", None), 0
+    polished = None
+    if release == "generalized" and tags.polished:
+        stage("polishing the crowds for the generalized release")
+        polished = polish_release(partition.labels, space, k, generalize, objective, cost)
+        if polished.labels is not None:
+            partition = Partition(polished.labels)
+            cost, centers = polished.cost_after, None  # priced from the members' best centers
     if constrained:
         assert diversity is not None
         stage("merging crowds for l-diversity / t-closeness")
@@ -217,7 +225,8 @@ def anonymize(
     n_input = len(frame)
     n_suppressed = partition.n_suppressed + n_dropped
     lower = algorithm.lower_bound_
-    ratio = algorithm.certified_ratio_ if not merges else _ratio(cost, lower)
+    recrowded = merges or (polished is not None and polished.labels is not None)
+    ratio = algorithm.certified_ratio_ if not recrowded else _ratio(cost, lower)
     guarantee = algorithm.guarantee
     sse = SSE.on(space)
     sizes = partition.sizes.astype(np.float64)
@@ -256,6 +265,7 @@ def anonymize(
         "certified_ratio": ratio,
         "certificate": getattr(algorithm, "certificate_", None),
         "approximation_ratio": None if merges else algorithm.approximation_ratio_,
+        "polish": None if polished is None else polished.describe(),
         "diversity": (
             diversity.describe() | {"merges": merges, "note": DIVERSITY_NOTE}
             if constrained and diversity is not None

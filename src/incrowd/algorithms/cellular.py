@@ -241,6 +241,11 @@ class CellularClustering(Algorithm):
     leftovers grouped under their parents (≤ 6×, :mod:`._cellular_unshare`). **cost ≤ 36 ·
     OPT** for a constant setup cost; a posteriori ``cost ≤ 6 · shared ≤ 18 · Σ α``.
 
+    **In a generalized release** (:func:`incrowd.anonymize`) the crowds are polished for the
+    published loss and kept polished only where this cost, priced from their members, does
+    not rise (:mod:`~incrowd.algorithms.release_polish`); ``fit`` itself runs the paper's
+    algorithm alone.
+
     Time: neighbour lists of ``m`` records (``m = n − 1`` up to :data:`COMPLETE_UP_TO`),
     the growth :math:`O(n m^2 \\log(n m))`, the primal and unsharing :math:`O(n m)`, the
     certificate :math:`O(\\sum_v p_v^2)` over the pairs ``D(v, i) < α_i``.
@@ -264,7 +269,7 @@ class CellularClustering(Algorithm):
         "cost <= 3 OPT (k = 1), <= 36 OPT (k >= 2), centers at input records, constant setup",
         f"{_PAPER}, Thm 3.5 and Thm 3.8",
     )
-    tags: ClassVar[Tags] = Tags(any_norm=True)
+    tags: ClassVar[Tags] = Tags(any_norm=True, polished=True)
     cost_class: ClassVar[type[CellularCost]] = CellularCost
     parameters: ClassVar[dict] = {"k": CrowdSize(minimum=1), "setup_cost": SetupCostValue()}
 
@@ -516,7 +521,7 @@ class RCellularOutliers(RCellular):
         None,
         proven=False,
     )
-    tags: ClassVar[Tags] = Tags(outlier_budget=True, any_norm=True)
+    tags: ClassVar[Tags] = Tags(outlier_budget=True, any_norm=True, polished=True)
     parameters: ClassVar[dict] = {"k": CrowdSize(), "epsilon": Interval(0, 1)}
 
     def __init__(self, k: int = 5, epsilon: float = 0.05) -> None:
