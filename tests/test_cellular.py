@@ -269,6 +269,46 @@ def test_parts_capped_bounds_sum_below_the_whole_optimum(kind):
     assert RCellularOutliers(k=2, epsilon=0.2).fit(FIG_1_1).capped_lower_bound(np.ones(5)) is None
 
 
+def test_parts_terms_less_the_largest_bound_the_whole_budgeted_optimum():
+    """With outliers: the parts' capped per-record radius floors, less the largest
+    ``⌊εn⌋`` of all of them, bound the whole table's optimum that leaves out ``⌊εn⌋``
+    records (:func:`incrowd.distributed._bound.whole_bound`)."""
+    from incrowd.distributed._bound import LeftOutTerms, whole_bound
+    from incrowd.params import outlier_budget
+
+    rng = np.random.default_rng(15)
+    tight = 0
+    for _ in range(40):
+        n = int(rng.integers(9, 12))
+        k = int(rng.integers(2, 4))
+        epsilon = float(rng.choice([0.1, 0.2]))
+        points = rng.integers(0, 9, size=(n, 2)).astype(float)
+        points[rng.integers(0, n)] += 40.0  # a far record, worth leaving out
+        whole = MetricSpace.from_array(points)
+        D = distances(whole)
+        left = points[:, 0] <= np.median(points[:, 0])
+        budget = outlier_budget(epsilon, n)
+        if min(left.sum(), (~left).sum()) < k or n - budget < k:
+            continue
+        parts = []
+        for part in (left, ~left):
+            model = RCellularOutliers(k=k, epsilon=epsilon)
+            model.fit(MetricSpace.from_array(points[part]))
+            cap = D[np.ix_(part, ~part)].min(axis=1)
+            assert model.capped_lower_bound(cap) is None
+            terms = model.capped_bound_terms(cap)
+            assert terms.shape == (part.sum(),)
+            assert (terms <= model.capped_bound_terms(np.full(cap.size, np.inf)) + 1e-12).all()
+            parts.append(LeftOutTerms(terms, epsilon))
+        bound = whole_bound(parts, n)
+        opt, _ = optimum(RCellularOutliers(k=k, epsilon=epsilon).cost(whole), n, k,
+                         budget=budget)  # fmt: skip
+        assert bound <= opt + 1e-9
+        tight += bound >= 0.5 * opt
+    assert tight >= 10  # and not vacuous
+    assert RCellular(k=2).fit(FIG_1_1).capped_bound_terms(np.ones(5)) is None
+
+
 def test_the_share_bound_charges_each_record_its_radius_and_share_of_the_setup():
     """Two records 10 apart with setup 5: each pays 5 alone, or 10 + 5/2 together; the
     bound is 5 each, the optimum. With setup 30 together is cheaper (20 + 30 = 50), and each

@@ -154,6 +154,14 @@ class Algorithm(ABC):
         """
         return None
 
+    def capped_bound_terms(self, cap: np.ndarray) -> np.ndarray | None:
+        """For a method that may leave records out (``tags.outlier_budget``): each record's
+        term of the capped bound, such that a larger table's optimum, leaving out at most
+        :func:`~incrowd.params.outlier_budget` of its ``N`` records, is at least the sum of
+        all its records' terms less the largest that many. None otherwise (then
+        :meth:`capped_lower_bound` is the part's whole share)."""
+        return None
+
     def bound_geometry(self, space: MetricSpace) -> Geometry | None:
         """The geometry of the distances :meth:`capped_lower_bound` sums (None if none)."""
         return None

@@ -6,6 +6,7 @@ when the value is valid but the data cannot meet it) with a message naming the p
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 
@@ -22,6 +23,7 @@ __all__ = [
     "Weights",
     "check_k",
     "check_seed",
+    "outlier_budget",
 ]
 
 
@@ -45,6 +47,12 @@ def check_seed(seed: object) -> int:
         msg = f"seed must be a non-negative integer, got {seed!r}"
         raise ParameterError(msg)
     return int(seed)
+
+
+def outlier_budget(epsilon: float, n: int) -> int:
+    """How many of ``n`` records a method with outlier budget ``epsilon`` may leave out:
+    ``⌊εn⌋`` (with a tolerance for ``εn`` that should be whole but is rounded below)."""
+    return int(math.floor(float(epsilon) * n + 1e-9))
 
 
 # ------------------------------------------------------------------ declared constraints

@@ -39,7 +39,7 @@ from ..costs import CellularCost, SetupCost
 from ..data.geometry import Geometry
 from ..data.space import MetricSpace
 from ..errors import ParameterError
-from ..params import CrowdSize, Interval, SetupCostValue
+from ..params import CrowdSize, Interval, SetupCostValue, outlier_budget
 from ..partition import Partition
 from ._cellular_certify import Feasibility, feasible_scale, radius_floor, share_floor
 from ._cellular_dual import assign, candidates, cut_at, grow
@@ -365,17 +365,20 @@ class CellularClustering(Algorithm):
         self.dual_checked_ = check.needed
         self.lower_bound_ = max(dual_bound or 0.0, floor)
         # the radius bound (or for k = 1 the share bound), capped, bounds a larger table's
-        # optimum from this part of it
-        self._floor_lists = dual.floor_lists if k >= 2 and budget == 0 else None
+        # optimum from this part of it; with outliers, per record (capped_bound_terms)
+        self._floor_lists = dual.floor_lists if k >= 2 else None
         self._share_lists = shares
 
     def capped_lower_bound(self, cap: np.ndarray) -> float | None:
         """``Σ_i β_i`` (crowds of ``k ≥ 2``, :func:`_capped_floors`) or ``Σ_i γ_i``
         (``k = 1``, :func:`_capped_shares`) with each record's distances to records beyond
-        this table capped at ``cap[i]``; None with outliers. The dual bound is not capped: a
-        candidate of the larger table may have a radius below the least this table checked
+        this table capped at ``cap[i]``; None with outliers (:meth:`capped_bound_terms`
+        instead: the larger table's budget is not this part's). The dual bound is not capped:
+        a candidate of the larger table may have a radius below the least this table checked
         (another part's records within it).
         """
+        if self.tags.outlier_budget:
+            return None
         cap = np.asarray(cap, dtype=float)
         shares = getattr(self, "_share_lists", None)
         if shares is not None:
@@ -384,6 +387,17 @@ class CellularClustering(Algorithm):
         if lists is None:
             return None
         return float(_capped_floors(lists, cap).sum())
+
+    def capped_bound_terms(self, cap: np.ndarray) -> np.ndarray | None:
+        """With outliers (crowds of ``k ≥ 2``): each record's least radius ``β_i`` with its
+        distances beyond this table capped at ``cap[i]`` (:func:`_capped_floors`). A record
+        the larger table's optimum keeps pays at least ``β_i`` and one it leaves out pays
+        nothing, so that optimum is at least ``Σ β_i`` less the largest
+        ``outlier_budget(ε, N)`` of its ``N`` records' terms."""
+        lists = getattr(self, "_floor_lists", None)
+        if not self.tags.outlier_budget or lists is None:
+            return None
+        return _capped_floors(lists, np.asarray(cap, dtype=float))
 
     def bound_geometry(self, space: MetricSpace) -> Geometry | None:
         capped = (getattr(self, "_floor_lists", None) is not None
@@ -533,7 +547,7 @@ class RCellularOutliers(RCellular):
         return None
 
     def _penalty(self, space: MetricSpace, dual: _Dual) -> tuple[float, int]:
-        budget = int(np.floor(float(self.epsilon) * space.n + 1e-9))
+        budget = outlier_budget(self.epsilon, space.n)
         if budget == 0:
             return float("inf"), 0
         budget = min(budget, space.n - int(self.k))

@@ -25,7 +25,6 @@ here, and its ``k`` (number of clusters) is ``max_clusters``, as everywhere in i
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -34,7 +33,7 @@ from ..base import Algorithm, Guarantee, Tags
 from ..costs import MaxRadius, best_centers
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError
-from ..params import CrowdSize, Flag, Interval, OneOf, PositiveInt
+from ..params import CrowdSize, Flag, Interval, OneOf, PositiveInt, outlier_budget
 from ..partition import Partition
 from ._crowd_split import first_of_each as _first_of_each
 from ._crowd_split import split_crowds
@@ -71,7 +70,7 @@ class _Gather(Algorithm):
     n_tests_: int
 
     def _budget(self, space: MetricSpace) -> int:
-        budget = math.floor(self.epsilon * space.n + 1e-9)  # type: ignore[attr-defined]
+        budget = outlier_budget(self.epsilon, space.n)  # type: ignore[attr-defined]
         if space.n - budget < self.k:
             msg = f"with epsilon={self.epsilon}, fewer than k={self.k} records would be clustered"  # type: ignore[attr-defined]
             raise InfeasibleError(msg)

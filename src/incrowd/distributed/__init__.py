@@ -25,7 +25,10 @@ blocks — not the optimum of the whole table, which may use crowds across block
 The metadata reports it as ``blocked_lower_bound`` and ``blocked_certified_ratio``. Where a
 method's bound is a sum over records of distances to their nearest neighbours (``forest``,
 ``mu-approx``, and r-cellular's radius bound, not its dual:
-:meth:`~incrowd.base.Algorithm.capped_lower_bound`), each block also bounds
+:meth:`~incrowd.base.Algorithm.capped_lower_bound`; with outliers each record's term,
+:meth:`~incrowd.base.Algorithm.capped_bound_terms`, and the largest ``⌊εN⌋`` terms of all
+blocks are taken off, since the whole table's optimum may leave those records out), each
+block also bounds
 its share of the **whole** table's: any record of another block lies beyond one of the cuts
 that made this block, so a record's neighbour distance in the whole table is at least its
 distance in the block capped at its distance across those cuts (to its own copy with the
@@ -90,7 +93,7 @@ from ..release.files import (
     file_sha256,
     read_release_parts,
 )
-from ._bound import global_bound_part
+from ._bound import LeftOutTerms, global_bound_part, whole_bound
 from ._cut import Cut, cut_blocks, plan_blocks
 from ._sink import BlockSink, EncodedPart, encode_part
 from ._source import FrameBlocks, SpilledBlocks
@@ -243,7 +246,7 @@ def write_blocks(
         parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]
                  if spilled else FrameBlocks(plan.frame, plan.blocks))  # fmt: skip
         metas: dict[int, dict[str, Any]] = {}
-        bounds: dict[int, float | None] = {}
+        bounds: dict[int, float | LeftOutTerms | None] = {}
         classes = []
         blocks = _run(plan, parts.part, options, workers, on_block, sink.encoding)
         for i, block in blocks:
@@ -328,7 +331,7 @@ class _Block:
 
     release: Release | None
     metadata: Mapping[str, Any]
-    bound: float | None
+    bound: float | LeftOutTerms | None
     sizes: pd.Series
     encoded: EncodedPart | None = None
 
@@ -494,7 +497,10 @@ def _combine(plan: _Plan, done: list[_Block]) -> Release:
 
 
 def _metadata(
-    plan: _Plan, metas: list[Mapping[str, Any]], parts: list[float | None], sizes: pd.Series
+    plan: _Plan,
+    metas: list[Mapping[str, Any]],
+    parts: list[float | LeftOutTerms | None],
+    sizes: pd.Series,
 ) -> dict[str, Any]:
     """The whole release's metadata from its blocks' (metadata and shares of the global
     bound) and its group sizes."""
@@ -504,10 +510,8 @@ def _metadata(
     cost = float(total(m["cost"] for m in metas))
     bounds = [m.get("lower_bound") for m in metas]
     blocked = None if any(b is None for b in bounds) else float(total(bounds))  # type: ignore[type-var]
-    whole = None
-    if combine == "sum" and all(p is not None for p in parts):
-        whole = float(sum(parts))  # type: ignore[arg-type]
     n_input = len(plan.frame)
+    whole = whole_bound(parts, n_input) if combine == "sum" else None
     n_suppressed = sum(m["n_suppressed"] for m in metas)
     loss = {
         "ncp": sum(m["loss"]["ncp"] * m["n_input"] for m in metas) / n_input,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,16 +12,42 @@ import pandas as pd
 
 from ..data.schema import Numeric, Schema
 from ..data.space import MetricSpace
+from ..params import outlier_budget
 from ._cut import Cut
 
-__all__ = ["global_bound_part"]
+__all__ = ["LeftOutTerms", "global_bound_part", "whole_bound"]
+
+
+@dataclass(frozen=True)
+class LeftOutTerms:
+    """A block's share of the global bound for a method that may leave records out: each
+    record's term (:meth:`~incrowd.base.Algorithm.capped_bound_terms`) and the method's
+    ``epsilon``; the terms of all blocks are needed to know which are the largest."""
+
+    terms: np.ndarray
+    epsilon: float
+
+
+def whole_bound(parts: Sequence[float | LeftOutTerms | None], n: int) -> float | None:
+    """The lower bound on the whole table's optimum (``n`` records) from its blocks' shares:
+    their sum, less (with outliers) the largest ``outlier_budget(ε, n)`` terms of all
+    blocks, which the whole table's optimum may leave out; None if a block has none."""
+    if not parts or any(p is None for p in parts):
+        return None
+    if not isinstance(parts[0], LeftOutTerms):
+        return float(sum(parts))  # type: ignore[arg-type]
+    terms = np.concatenate([p.terms for p in parts])  # type: ignore[union-attr]
+    budget = min(outlier_budget(parts[0].epsilon, n), terms.size)
+    left = np.partition(terms, terms.size - budget)[terms.size - budget :] if budget else terms[:0]
+    return max(0.0, float(terms.sum() - left.sum()))
 
 
 def global_bound_part(
     table: pd.DataFrame, schema: Schema, fitted: dict[str, Any], path: Sequence[Cut]
-) -> float | None:
-    """The block's share of a lower bound on the whole table's optimum, or None when its
-    method's bound is not a sum of neighbour distances.
+) -> float | LeftOutTerms | None:
+    """The block's share of a lower bound on the whole table's optimum (per record for a
+    method that may leave records out), or None when its method's bound is not a sum of
+    neighbour distances.
 
     Every record beyond the block lies beyond one of the cuts of ``path``; at the cut on
     attribute ``j`` it holds a value at least as far from the record's own as ``across``
@@ -36,7 +63,7 @@ def global_bound_part(
         return None
     n = space.n
     if not path:
-        return method.capped_lower_bound(np.full(n, np.inf))
+        return _share(method, np.full(n, np.inf))
     qis = table[list(schema.qi_names)].reset_index(drop=True)
     # a record and its copy differ in the cut's attribute only, so their distance depends on
     # the record's value there alone: one small table holds, per cut, each value of the
@@ -65,4 +92,11 @@ def global_bound_part(
         across = np.full(distinct, start + distinct, dtype=np.intp)
         cap = np.minimum(cap, geometry.distance(rows, across)[codes])
         start += distinct + 1
+    return _share(method, cap)
+
+
+def _share(method: Any, cap: np.ndarray) -> float | LeftOutTerms | None:
+    terms = method.capped_bound_terms(cap)
+    if terms is not None:
+        return LeftOutTerms(terms, float(method.epsilon))
     return method.capped_lower_bound(cap)
