@@ -155,6 +155,37 @@ def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
         np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))
 
 
+@pytest.mark.parametrize("wide", [False, True])
+def test_neighbour_lists_beyond_the_scan_limit_are_exact(monkeypatch, wide):
+    """Above :data:`SCAN_LISTS_MAX_DISTINCT` distinct rows the lists come from the split
+    search when a level is wide, and from the scan (at any size) when none is: both exact."""
+    from incrowd.data import index
+    from incrowd.testing import random_hierarchy
+
+    monkeypatch.setattr(index, "SCAN_LISTS_MAX_DISTINCT", 0)
+    monkeypatch.setattr(index, "WIDE_CODES", 5 if wide else 100)
+    used = []
+
+    def spy(name):  # noqa: ANN001, ANN202
+        method = getattr(index.NeighbourIndex, name)
+        return lambda self, *args: used.append(name) or method(self, *args)
+
+    for name in ("_scan_lists", "_split_lists"):
+        monkeypatch.setattr(index.NeighbourIndex, name, spy(name))
+    rng = np.random.default_rng(7)
+    for norm in (1, 2):
+        n, size = 150, 12
+        table = pd.DataFrame({"x": rng.normal(size=n).round(1),
+                              "c": [f"c{v}" for v in rng.integers(0, 3, n)],
+                              "h": [f"v{v}" for v in rng.integers(0, size, n)]})  # fmt: skip
+        schema = Schema({"x": Numeric(), "c": Categorical(),
+                         "h": Hierarchical(random_hierarchy(rng, size, 2))})  # fmt: skip
+        space = MetricSpace.from_table(table, schema, norm=norm)
+        dist, _ = space.knn(6)
+        np.testing.assert_allclose(dist, np.sort(space.pairwise(), axis=1)[:, :6], atol=1e-12)
+    assert set(used) == {"_split_lists" if wide else "_scan_lists"}
+
+
 def test_what_is_derived_from_a_space_is_built_once_and_shared_by_pinned_columns():
     """A cost asked for twice on one space is one object; two spaces coded with one pinned
     domain share their columns' NCP penalties (blockwise runs code many blocks with it), and
