@@ -150,9 +150,32 @@ def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
         dist, _ = space.knn(q)
         full = space.pairwise()
         np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :q], atol=1e-12)
-        # ball counts scan the distinct rows too
+        # ball counts, balls and nearest centers scan the distinct rows too
         r = float(np.quantile(full, rng.uniform(0.05, 0.6))) * (1 + 1e-9)
         np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))
+        index = space.index()
+        assert index.scans
+        p = int(rng.integers(n))
+        np.testing.assert_array_equal(np.sort(index.ball(p, r)), np.flatnonzero(full[p] <= r))
+        some = rng.choice(n, size=n // 2, replace=False)
+        np.testing.assert_array_equal(
+            np.sort(index.subset(some).ball(p, r)), np.sort(some[full[p, some] <= r])
+        )
+        centers = rng.choice(n, size=int(rng.integers(1, 6)), replace=False)
+        at, d = index.nearest_among(centers, np.arange(n))
+        np.testing.assert_allclose(d, full[:, centers].min(axis=1), atol=1e-12)
+        np.testing.assert_allclose(full[np.arange(n), centers[at]], d, atol=1e-12)
+        near, whole = index.nearest(centers, q + 1, r + 1e-9)[0]
+        within = np.flatnonzero(full[centers[0]] < r + 1e-9)
+        assert near[0] == centers[0] and set(near) <= set(within)
+        assert len(near) == min(q + 1, within.size) and whole == (within.size <= q + 1)
+        assert np.sort(full[centers[0], near])[-1] <= np.sort(full[centers[0], within])[
+            len(near) - 1] + 1e-12  # fmt: skip
+        # the largest distance to a q-th nearest other record, searched without the lists
+        fresh = MetricSpace.from_table(table, schema, norm=norm).index()
+        largest = np.sort(full, axis=1)[:, q].max()  # column 0: the record itself
+        assert fresh.max_kth_distance(q) == pytest.approx(largest, abs=1e-12)
+        assert fresh._lists is None
 
 
 @pytest.mark.parametrize("wide", [False, True])

@@ -201,7 +201,7 @@ class RGather(_Gather):
     def _fit(self, space: MetricSpace) -> None:
         r = self.k
         max_centers = self._max_centers()
-        lo = float(space.index().kth_distance(r - 1).max())
+        lo = space.index().max_kth_distance(r - 1)
 
         def test(x: float) -> tuple[np.ndarray, np.ndarray] | None:
             marked = greedy_marking(space, x, max_centers=max_centers)

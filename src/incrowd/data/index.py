@@ -21,7 +21,9 @@ always exactly:
   the candidates, which are then ranked by their exact distance. Memory and time grow with
   the records, not with records × values.
 
-Ball, nearest-center and count queries run on a KD-tree over the dense embedding, built on
+Ball, nearest-center and count queries over labels scan the distinct rows (compiled, up to
+:data:`SCAN_MAX_DISTINCT` of them): on Adult a KD-tree would search a one-hot embedding of
+114 to 213 dimensions. Otherwise they run on a KD-tree over the dense embedding, built on
 first use; a geometry too wide for that raises a clear error (:meth:`Geometry.dense`).
 """
 
@@ -41,14 +43,19 @@ from .kernels import (
     brute_groups,
     expand_lists,
     fill_from_points,
+    scan_ball,
     scan_counts,
     scan_knn,
+    scan_kth_max,
+    scan_nearest,
+    scan_nearest_rows,
 )
 from .live_tree import LiveTree
 
 __all__ = ["NeighbourIndex", "SCAN_LISTS_MAX_DISTINCT", "SCAN_MAX_DISTINCT", "WIDE_CODES"]
 
-#: Ball counts over labels scan the distinct rows up to this many of them.
+#: Ball, nearest-center and count queries over labels scan the distinct rows up to this
+#: many of them.
 SCAN_MAX_DISTINCT = 40_000
 #: Neighbour lists scan the distinct rows up to this many of them when an attribute level is
 #: wide; without one, at any size. Measured (k = 12 lists, 2 threads): census rows with zip
@@ -115,6 +122,11 @@ class NeighbourIndex:
         return out
 
     def _rows(self) -> Geometry:
+        return self._row_geometry
+
+    @cached_property
+    def _row_geometry(self) -> Geometry:
+        """The distinct rows, sorted by key."""
         return self.geometry.take(self._distinct[0])
 
     @cached_property
@@ -148,6 +160,42 @@ class NeighbourIndex:
             return np.full(self.n, np.inf)
         return self.neighbours(k)[0][:, k - 1].copy()
 
+    def max_kth_distance(self, k: int) -> float:
+        """The largest distance from a record to its ``k``-th nearest other record.
+
+        Where the lists would be a scan, a scan that settles most rows as soon as ``k``
+        records lie closer than the largest distance found so far (without the lists)."""
+        if k <= 0:
+            return 0.0
+        if k >= self.n:
+            return float("inf")
+        rows = self._rows()
+        if (self._lists is not None and self._lists[0].shape[1] >= k) or not self._scans_lists(
+            rows
+        ):
+            return float(self.kth_distance(k).max())
+        num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
+        weight = self._distinct[2]
+        block_lo, block_hi = _prefix_blocks(codes)
+        run_lo, run_hi, whole = _runs(codes)
+        floor = ent.min(axis=0)
+
+        def largest(start: float, lo: int, hi: int) -> float:
+            return scan_kth_max(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole,
+                                floor, weight, k, start, self.norm, lo, hi)  # fmt: skip
+
+        m = rows.n
+        pilot = largest(0.0, max(0, m // 2 - 128), min(m, m // 2 + 128))
+        parts = chunked(lambda lo, hi: largest(pilot, lo, hi),
+                        chunks(m, 4 * threads(), minimum=512))  # fmt: skip
+        return float(max([pilot, *parts]))
+
+    def _scans_lists(self, rows: Geometry) -> bool:
+        """Whether the neighbour lists of the distinct ``rows`` come from a scan."""
+        return bool(rows.codes.shape[1]) and (
+            rows.n <= SCAN_LISTS_MAX_DISTINCT or not (rows.widths > WIDE_CODES).any()
+        )
+
     def _compute_lists(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         first, _, counts, order, starts = self._distinct
         m = first.size
@@ -161,7 +209,7 @@ class NeighbourIndex:
         rows = self._rows()
         if rows.codes.shape[1] == 0:
             d_u, i_u = self._tree_lists(rows, q)
-        elif m <= SCAN_LISTS_MAX_DISTINCT or not (rows.widths > WIDE_CODES).any():
+        elif self._scans_lists(rows):
             d_u, i_u = self._scan_lists(rows, q)
         else:
             d_u, i_u = self._split_lists(rows, q)
@@ -285,13 +333,32 @@ class NeighbourIndex:
     def expand(self, ids: np.ndarray) -> np.ndarray:
         """Records of the tree's points ``ids``, in that order."""
         ids = np.asarray(ids, dtype=np.intp)
-        if not self.deduplicated:
-            return ids
+        return self.records_of_rows(ids) if self.deduplicated else ids
+
+    def records_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Records of the distinct rows ``rows``, in that order."""
         _, _, counts, order, starts = self._distinct
-        lengths = counts[ids]
-        total = int(lengths.sum())
-        shift = starts[ids] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        return order[np.repeat(shift, lengths) + np.arange(total)]
+        return _members(np.asarray(rows, dtype=np.intp), counts, starts, order)
+
+    # ------------------------------------------------------------ scans of the distinct rows
+    @property
+    def scans(self) -> bool:
+        """Whether ball, nearest-center and count queries scan the distinct rows."""
+        return bool(self.geometry.codes.shape[1]) and self.n_distinct <= SCAN_MAX_DISTINCT
+
+    @cached_property
+    def _scan_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(num, codes, entries, inverse, weight)`` of the distinct rows: their coordinates,
+        codes and entry table, each record's row, and each row's number of records."""
+        _, inverse, weight, _, _ = self._distinct
+        g = self._rows()
+        return g.numeric, g.codes, g.entry_table(), inverse, weight
+
+    def scan_ball(self, record: int, radius: float, rows: np.ndarray) -> np.ndarray:
+        """Positions in ``rows`` (distinct rows) of those within ``radius`` (inclusive) of
+        record ``record``."""
+        num, codes, ent, inverse, _ = self._scan_rows
+        return scan_ball(num, codes, ent, rows, inverse[record], float(radius), self.norm)
 
     def ball_around(self, center: np.ndarray, radius: float) -> np.ndarray:
         """Records within ``radius`` (inclusive) of a point of the dense embedding."""
@@ -300,6 +367,9 @@ class NeighbourIndex:
 
     def ball(self, record: int, radius: float) -> np.ndarray:
         """Records within ``radius`` (inclusive) of record ``record``."""
+        if self.scans:
+            every = np.arange(self.n_distinct, dtype=np.intp)
+            return self.records_of_rows(self.scan_ball(record, radius, every))
         return self.ball_around(self.points[record], radius)
 
     def balls(self, records: np.ndarray, radii: np.ndarray) -> list[np.ndarray]:
@@ -318,10 +388,8 @@ class NeighbourIndex:
 
         Over labels, up to :data:`SCAN_MAX_DISTINCT` distinct rows, a compiled scan of the
         distinct rows (on Adult many times faster than balls in the one-hot embedding)."""
-        if self.geometry.codes.shape[1] and self.n_distinct <= SCAN_MAX_DISTINCT:
-            _, inverse, weight, rows = self.distinct_rows
-            num, codes = rows.geometry.numeric, rows.geometry.codes
-            ent = rows.geometry.entry_table()
+        if self.scans:
+            num, codes, ent, inverse, weight = self._scan_rows
             asked, where = np.unique(inverse[np.asarray(records, dtype=np.intp)],
                                      return_inverse=True)  # fmt: skip
             parts = chunked(
@@ -355,7 +423,8 @@ class NeighbourIndex:
         whether that list holds every record in range.
 
         Read from the neighbour lists when they are long enough (no search in the dense
-        embedding, which is slow when it is wide), else from the KD-tree."""
+        embedding, which is slow when it is wide), else from a scan of the distinct rows
+        (:attr:`scans`), else from the KD-tree."""
         if self._lists is not None and self._lists[0].shape[1] >= k - 1:
             dist, idx = self._lists
             out = []
@@ -364,6 +433,8 @@ class NeighbourIndex:
                 found = np.concatenate(([p], near)).astype(np.intp)
                 out.append((found, found.size < k or k >= self.n))
             return out
+        if self.scans:
+            return self._scan_nearest(np.asarray(records, dtype=np.intp), k, bound)
         tree, points = self._tree
         k_ids = min(k, tree.n)
         _, idx = tree.query(points[records], k=k_ids, p=self.norm, distance_upper_bound=bound)
@@ -373,6 +444,25 @@ class NeighbourIndex:
             ids = row[row < tree.n]
             complete = ids.size < k_ids or k_ids == tree.n
             out.append((self.expand(ids)[:k], complete))
+        return out
+
+    def _scan_nearest(self, records: np.ndarray, k: int, bound: float
+                      ) -> list[tuple[np.ndarray, bool]]:  # fmt: skip
+        num, codes, ent, inverse, weight = self._scan_rows
+        asked, where = np.unique(inverse[records], return_inverse=True)
+        q = min(k, self.n_distinct)  # k rows hold at least k records
+        parts = chunked(
+            lambda lo, hi: scan_nearest_rows(num, codes, ent, weight, asked, q, float(bound),
+                                             self.norm, lo, hi),  # fmt: skip
+            chunks(asked.size, 4 * threads(), minimum=64),
+        )
+        rows = np.vstack([p[0] for p in parts])
+        total = np.concatenate([p[1] for p in parts])
+        out = []
+        for p, a in zip(records, where.ravel(), strict=True):
+            near = self.records_of_rows(rows[a][rows[a] >= 0])
+            found = np.concatenate(([p], near[near != p]))[:k]  # the record itself first
+            out.append((found, bool(total[a] <= k)))
         return out
 
     def nearest_to_points(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -386,6 +476,17 @@ class NeighbourIndex:
     def nearest_among(self, centers: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each record of ``who``: the position in ``centers`` of its nearest center, and
         the distance."""
+        if self.scans:
+            num, codes, ent, inverse, _ = self._scan_rows
+            targets = inverse[np.asarray(centers, dtype=np.intp)]
+            asked, where = np.unique(inverse[np.asarray(who, dtype=np.intp)], return_inverse=True)
+            parts = chunked(
+                lambda lo, hi: scan_nearest(num, codes, ent, targets, asked, self.norm, lo, hi),
+                chunks(asked.size, 4 * threads(), minimum=64),
+            )
+            at = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.intp)
+            dist = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+            return at[where.ravel()], dist[where.ravel()]
         points = self.points
         tree = cKDTree(points[centers])
         dist, idx = tree.query(points[who], k=1, p=self.norm, workers=threads())
@@ -405,36 +506,53 @@ class NeighbourIndex:
 
 
 class SubsetIndex:
-    """A KD-tree over some records of an index, reusing its distinct rows."""
+    """Ball queries over some records of an index, reusing its distinct rows: a scan of the
+    rows they hold (when the index scans) or a KD-tree over them."""
 
     def __init__(self, parent: NeighbourIndex, records: np.ndarray) -> None:
         self.parent = parent
         self.records = records
-        tree, points = parent._tree
-        if parent.deduplicated:
+        self.present: np.ndarray | None = None
+        self.tree: cKDTree | None = None
+        if parent.scans or parent.deduplicated:
             rows = parent._distinct[1][records]
             present, local = np.unique(rows, return_inverse=True)
-            self.present = present
-            self.local_order = np.argsort(local, kind="stable")
-            self.local_starts = np.concatenate(([0], np.cumsum(np.bincount(local))))
-            self.tree = cKDTree(tree.data[present], leafsize=64)
-        else:
-            self.present = None
-            self.tree = cKDTree(points[records], leafsize=16) if records.size else None
+            local = local.ravel()
+            self.present = present.astype(np.intp)
+            self.local_order = np.argsort(local, kind="stable").astype(np.intp)
+            self.local_starts = np.concatenate(([0], np.cumsum(np.bincount(local)))).astype(
+                np.intp
+            )
+            if not parent.scans:
+                self.tree = cKDTree(parent._tree[0].data[present], leafsize=64)
+        elif records.size:
+            self.tree = cKDTree(parent.points[records], leafsize=16)
 
     def ball(self, record: int, radius: float) -> np.ndarray:
         """Records of the subset within ``radius`` (inclusive) of record ``record``."""
-        if self.tree is None or self.records.size == 0:
+        if self.records.size == 0:
             return self.records[:0]
-        center = self.parent.points[record]
-        ids = np.asarray(self.tree.query_ball_point(center, radius, p=self.parent.norm),
-                         dtype=np.intp)  # fmt: skip
+        if self.parent.scans:
+            assert self.present is not None
+            ids = self.parent.scan_ball(record, radius, self.present)
+        else:
+            assert self.tree is not None
+            center = self.parent.points[record]
+            ids = np.asarray(self.tree.query_ball_point(center, radius, p=self.parent.norm),
+                             dtype=np.intp)  # fmt: skip
         if self.present is None:
             return self.records[ids]
-        lengths = self.local_starts[ids + 1] - self.local_starts[ids]
-        shift = self.local_starts[ids] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        pos = self.local_order[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
-        return self.records[pos]
+        sizes = self.local_starts[1:] - self.local_starts[:-1]
+        return self.records[_members(ids, sizes, self.local_starts, self.local_order)]
+
+
+def _members(rows: np.ndarray, counts: np.ndarray, starts: np.ndarray, order: np.ndarray
+             ) -> np.ndarray:  # fmt: skip
+    """The members of groups ``rows``, in that order: group ``u`` holds ``counts[u]``
+    members, ``order[starts[u]:starts[u] + counts[u]]``."""
+    lengths = counts[rows]
+    shift = starts[rows] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return order[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
 
 
 def _prefix_blocks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -52,6 +52,57 @@ def pair_distance(num, codes, ent, u, v, norm):
     return d if norm == 1 else np.sqrt(d)
 
 
+@jit(inline=True)
+def _scan_row(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, norm, u, cap,
+              settle, best_d, best_i, least, gain, when):  # fmt: skip
+    """The rows nearest row ``u`` (itself first) closer than ``cap`` (squared under L2), in
+    ``best_d`` / ``best_i`` (−1 where fewer than their length); see :func:`scan_knn`. With
+    ``settle``: any such rows, as soon as they fill the buffers."""
+    m = num.shape[0]
+    b = codes.shape[1]
+    q = best_d.size
+    for t in range(q):
+        best_d[t] = cap
+        best_i[t] = -1
+    best_d[0] = 0.0
+    best_i[0] = u
+    running = np.inf
+    n_whole = 0
+    for j in range(b):
+        c = ent[u, j] + floor[j] if norm == 1 else ent[u, j] ** 2 + floor[j] ** 2
+        running = min(running, c)
+        least[j] = running
+        if whole[j]:
+            gain[n_whole] = c
+            when[n_whole] = max(2 * (u - run_lo[j, u]), 2 * (run_hi[j, u] - 1 - u) - 1)
+            n_whole += 1
+    order = np.argsort(when[:n_whole])
+    next_whole = 0
+    whole_sum = 0.0
+    level = b - 1  # deepest block the window does not hold yet
+    floor_left = 0.0  # what every row not yet scanned costs at least
+    reach = max(u, m - 1 - u)
+    for s in range(1, 2 * reach + 1):
+        v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
+        if 0 <= v < m:
+            bound = best_d[q - 1]
+            d = bounded_distance(num, codes, ent, u, v, norm, bound)
+            if d < bound:
+                insert_sorted(best_d, best_i, q - 1, d, v)
+                if settle and best_i[q - 1] >= 0:
+                    break
+        left, right = u - s // 2, u + (s + 1) // 2
+        while level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
+            floor_left = max(floor_left, least[level])
+            level -= 1
+        while next_whole < n_whole and when[order[next_whole]] <= s:
+            whole_sum += gain[order[next_whole]]
+            floor_left = max(floor_left, whole_sum)
+            next_whole += 1
+        if best_d[q - 1] <= floor_left:
+            break
+
+
 @jit()
 def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, q, norm, lo,
              hi):  # fmt: skip
@@ -74,7 +125,6 @@ def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, 
     and a difference in column ``j`` adds at least the query's entry plus ``floor[j]``, the
     column's smallest entry.
     """
-    m = num.shape[0]
     b = codes.shape[1]
     out_d = np.empty((hi - lo, q))
     out_i = np.empty((hi - lo, q), dtype=np.intp)
@@ -84,48 +134,52 @@ def scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, 
     gain = np.empty(b)  # each whole column's least cost of a difference
     when = np.empty(b, dtype=np.intp)  # the step at which the window holds its run
     for u in range(lo, hi):
-        for t in range(q):
-            best_d[t] = np.inf
-            best_i[t] = -1
-        best_d[0] = 0.0
-        best_i[0] = u
-        running = np.inf
-        n_whole = 0
-        for j in range(b):
-            c = ent[u, j] + floor[j] if norm == 1 else ent[u, j] ** 2 + floor[j] ** 2
-            running = min(running, c)
-            least[j] = running
-            if whole[j]:
-                gain[n_whole] = c
-                when[n_whole] = max(2 * (u - run_lo[j, u]), 2 * (run_hi[j, u] - 1 - u) - 1)
-                n_whole += 1
-        order = np.argsort(when[:n_whole])
-        next_whole = 0
-        whole_sum = 0.0
-        level = b - 1  # deepest block the window does not hold yet
-        floor_left = 0.0  # what every row not yet scanned costs at least
-        reach = max(u, m - 1 - u)
-        for s in range(1, 2 * reach + 1):
-            v = u + (s + 1) // 2 if s % 2 == 1 else u - s // 2
-            if 0 <= v < m:
-                bound = best_d[q - 1]
-                d = bounded_distance(num, codes, ent, u, v, norm, bound)
-                if d < bound:
-                    insert_sorted(best_d, best_i, q - 1, d, v)
-            left, right = u - s // 2, u + (s + 1) // 2
-            while level >= 0 and left <= block_lo[level, u] and right >= block_hi[level, u] - 1:
-                floor_left = max(floor_left, least[level])
-                level -= 1
-            while next_whole < n_whole and when[order[next_whole]] <= s:
-                whole_sum += gain[order[next_whole]]
-                floor_left = max(floor_left, whole_sum)
-                next_whole += 1
-            if best_d[q - 1] <= floor_left:
-                break
+        _scan_row(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, norm, u,
+                  np.inf, False, best_d, best_i, least, gain, when)  # fmt: skip
         for t in range(q):
             out_d[u - lo, t] = best_d[t] if norm == 1 else np.sqrt(best_d[t])
             out_i[u - lo, t] = best_i[t]
     return out_d, out_i
+
+
+@jit()
+def scan_kth_max(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, weight, k,
+                 start, norm, lo, hi):  # fmt: skip
+    """The largest distance from a record of rows ``lo..hi-1`` to its ``k``-th nearest
+    other record (row ``v`` holds ``weight[v]`` records), or ``start`` if that is larger.
+
+    A row is first scanned only until ``k + 1`` rows closer than the largest found so far
+    are met: those hold ``k`` other records, so the row cannot raise the maximum, and most
+    rows are settled so, early in their scan; the others are scanned in full
+    (:func:`scan_knn`)."""
+    b = codes.shape[1]
+    q = k + 1  # k + 1 rows hold at least k records other than any one
+    best_d = np.empty(q)
+    best_i = np.empty(q, dtype=np.intp)
+    least = np.empty(b)
+    gain = np.empty(b)
+    when = np.empty(b, dtype=np.intp)
+    top = start if norm == 1 else start * start
+    for u in range(lo, hi):
+        if weight[u] > k:
+            continue  # k copies at distance 0
+        cap = top
+        for settle in (True, False):
+            _scan_row(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole, floor, norm,
+                      u, cap, settle, best_d, best_i, least, gain, when)  # fmt: skip
+            others = weight[u] - 1
+            kth = np.inf
+            for t in range(1, q):
+                if best_i[t] >= 0:
+                    others += weight[best_i[t]]
+                    if others >= k:
+                        kth = best_d[t]
+                        break
+            if kth < np.inf:
+                top = max(top, kth)
+                break
+            cap = np.inf  # not settled below the maximum: scan in full
+    return top if norm == 1 else np.sqrt(top)
 
 
 @jit()
@@ -143,6 +197,64 @@ def scan_counts(num, codes, ent, weight, asked, radius, norm, lo, hi):
                 total += weight[v]
         out[t - lo] = total
     return out
+
+
+@jit()
+def scan_ball(num, codes, ent, rows, u, radius, norm):
+    """Positions in ``rows`` of the rows within ``radius`` (inclusive) of row ``u``."""
+    limit = radius if norm == 1 else radius * radius
+    out = np.empty(rows.size, dtype=np.intp)
+    m = 0
+    for t in range(rows.size):
+        if bounded_distance(num, codes, ent, u, rows[t], norm, limit) <= limit:
+            out[m] = t
+            m += 1
+    return out[:m]
+
+
+@jit()
+def scan_nearest(num, codes, ent, targets, asked, norm, lo, hi):
+    """For rows ``asked[lo:hi]``: the position in ``targets`` of the nearest target row (the
+    first of equals) and its distance, by an exact scan with early exit."""
+    where = np.empty(hi - lo, dtype=np.intp)
+    dist = np.empty(hi - lo)
+    for t in range(lo, hi):
+        u = asked[t]
+        best, at = np.inf, -1
+        for s in range(targets.size):
+            d = bounded_distance(num, codes, ent, u, targets[s], norm, best)
+            if d < best:
+                best, at = d, s
+        where[t - lo] = at
+        dist[t - lo] = best if norm == 1 else np.sqrt(best)
+    return where, dist
+
+
+@jit()
+def scan_nearest_rows(num, codes, ent, weight, asked, q, bound, norm, lo, hi):
+    """For rows ``asked[lo:hi]``: their ``q`` nearest rows closer than ``bound`` (exclusive;
+    −1 where fewer), nearest first, and the number of records (``weight``) of every row
+    closer than ``bound``."""
+    m = num.shape[0]
+    limit = bound if norm == 1 else bound * bound
+    out = np.empty((hi - lo, q), dtype=np.intp)
+    total = np.zeros(hi - lo, dtype=np.int64)
+    best_d = np.empty(q)
+    best_i = np.empty(q, dtype=np.intp)
+    for t in range(lo, hi):
+        u = asked[t]
+        for s in range(q):
+            best_d[s] = np.inf
+            best_i[s] = -1
+        for v in range(m):
+            d = bounded_distance(num, codes, ent, u, v, norm, limit)
+            if d < limit:
+                total[t - lo] += weight[v]
+                if d < best_d[q - 1]:
+                    insert_sorted(best_d, best_i, q - 1, d, v)
+        for s in range(q):
+            out[t - lo, s] = best_i[s]
+    return out, total
 
 
 @jit()
