@@ -139,6 +139,23 @@ def test_a_cut_separates_dissimilar_values_not_neighbours():
     assert all(table["sex"].iloc[b].nunique() == 1 for b in blocks)  # by sex, not mid-age
 
 
+def test_among_top_level_cuts_the_attribute_of_fewest_values_is_cut_first():
+    """Crowds span a top-level cut of a many-valued attribute more often: with a fine label
+    as balanced as sex and as dissimilar across its cut, sex is cut."""
+    from incrowd import Categorical, Numeric, Schema
+
+    rng = np.random.default_rng(1)
+    n = 4_000
+    table = pd.DataFrame({"age": rng.integers(20, 60, n),
+                          "place": [f"p{v:02d}" for v in rng.integers(0, 40, n)],
+                          "sex": rng.choice(["F", "M"], n)})  # fmt: skip
+    schema = Schema({"age": Numeric(), "place": Categorical(), "sex": Categorical()})
+    blocks = cut_blocks(table, schema, block_size=2_500, floor=100)
+    assert len(blocks) == 2
+    assert all(table["sex"].iloc[b].nunique() == 1 for b in blocks)
+    assert all(table["place"].iloc[b].nunique() == 40 for b in blocks)
+
+
 def test_blocked_loss_stays_close_to_unblocked(census):
     table, schema = census
     whole = anonymize(table, schema, 5, method="forest", seed=1)

@@ -101,9 +101,18 @@ def _best_cut(
 ) -> tuple[np.ndarray, np.ndarray, int, int, int] | None:
     """The two sides of the cut of ``part`` that separates the most dissimilar adjacent
     values (crowds rarely span those, so blocking there costs little), among cuts that leave
-    at least ``floor`` and ``MIN_BALANCE`` of the part on each side; ties go to the most
-    balanced. Also the attribute and the ranks either side of the cut. None when no cut
-    qualifies."""
+    at least ``floor`` and ``MIN_BALANCE`` of the part on each side; ties go to the
+    attribute with the fewest values in the part, then to the most balanced cut. Also the
+    attribute and the ranks either side of the cut. None when no cut qualifies.
+
+    Why fewest values: the more values an attribute has, the more often neighbouring
+    records differ in it, so the more crowds would span even a top-level cut. Measured on
+    the unblocked ``forest`` release of 200,000 census rows (``make_census``, zip code and
+    seven Adult hierarchies, k = 5): no crowd spans the cut on sex, 0.01–0.02 % of the
+    records are in crowds that span the top cuts of marital status, education or
+    occupation, 1.9 % in crowds that span the best top cut of the zip code. Cutting the zip
+    code first (the most balanced of those) lost 4.05 % NCP in 5 blocks; sex first, 0.06 %
+    in 6 (``benchmarks/blockwise.py loss --qis zip``)."""
     size = part.size
     least = max(floor, int(np.ceil(MIN_BALANCE * size)))
     best: tuple[float, float, int, int, int] | None = None
@@ -120,12 +129,12 @@ def _best_cut(
         sep = cut.separation(j, present[at], present[at + 1])
         balance = np.minimum(left[at], size - left[at]) / size
         i = int(np.lexsort((balance, sep))[-1])
-        score = (float(sep[i]), float(balance[i]))
-        if best is None or score > best[:2]:
+        score = (float(sep[i]), -present.size, float(balance[i]))
+        if best is None or score > best[:3]:
             best = (*score, j, int(present[at[i]]), int(present[at[i] + 1]))
     if best is None:
         return None
-    _, _, j, below_rank, above_rank = best
+    _, _, _, j, below_rank, above_rank = best
     below = cut.ranks[j][part] <= below_rank
     return part[below], part[~below], j, below_rank, above_rank
 
