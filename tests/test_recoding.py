@@ -24,6 +24,7 @@ from incrowd import (
 )
 from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms._recoding_bound import attribute_bound, lattice_bound, subset_bound
+from incrowd.algorithms._recoding_pairs import pair_crowds
 from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
 from incrowd.algorithms._recoding_seed import (
     _label_key,
@@ -461,3 +462,52 @@ def test_resplitting_a_crossed_pair_of_crowds_separates_the_letters() -> None:
     assert resplit_pairs(labels, nbr, 2, model.kernel_args(), 0.0) == 1
     assert labels[0] == labels[2] and labels[1] == labels[3] and labels[0] != labels[1]
     assert model.of(labels) < before
+
+
+@given(st.integers(0, 10_000), st.integers(4, 40))
+def test_pair_crowds_keep_copies_together_and_the_others_in_twos_and_threes(seed, n) -> None:
+    """Every record in a crowd of two or more; the copies of a row share one crowd, which
+    holds no other row's copies (a record alone in its row joins one only when it is the
+    only such record); the other records are in crowds of 2 and 3."""
+    rng, space, model = _random_model(seed, n)
+    index = space.index(model.geometry)
+    labels = pair_crowds(model, index)
+    if labels is None:  # the candidate graph had no [1,2]-factor
+        return
+    assert (labels >= 0).all()
+    sizes = np.bincount(labels)
+    assert sizes[sizes > 0].min() >= 2
+    _, row, counts, _ = index.distinct_rows
+    lone = counts[row] == 1
+    for u in np.flatnonzero(counts >= 2):
+        held = np.flatnonzero(row == u)
+        assert np.unique(labels[held]).size == 1
+        crowd = labels == labels[held[0]]
+        assert sizes[labels[held[0]]] == held.size + (
+            int(lone[crowd].sum()) if lone.sum() == 1 else 0
+        )
+    if lone.sum() >= 2:
+        assert set(sizes[np.unique(labels[lone])]) <= {2, 3}
+
+
+def test_pair_crowds_of_distinct_records_are_within_twice_the_optimum() -> None:
+    """On at most 7 distinct records every pair is a candidate, so the factor is the
+    minimum over all pairs and Theorem 6's bound holds: cost ≤ 2 · OPT (k = 2)."""
+    rng = np.random.default_rng(5)
+    ratios = []
+    for _ in range(150):
+        n = int(rng.integers(4, 8))
+        table, schema = random_table(rng, n)
+        space = MetricSpace.from_table(table, schema, norm=1)
+        model = GeneralizationCost.on(space, "levels")
+        index = space.index(model.geometry)
+        if index.n_distinct < n:
+            continue
+        labels = pair_crowds(model, index)
+        assert labels is not None
+        opt = optimum(model, n, 2)[0]
+        cost = model.of(labels)
+        assert cost <= 2 * opt + 1e-9 * max(1.0, opt)
+        ratios.append(cost / opt if opt > 0 else 1.0)
+    assert len(ratios) >= 100
+    assert np.median(ratios) <= 1.1

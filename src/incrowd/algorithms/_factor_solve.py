@@ -139,8 +139,11 @@ def _matching_12_factor(n: int, edges: np.ndarray, weights: np.ndarray) -> Facto
     first = pairs[(pairs < 2 * n).all(axis=1)]  # copy 0 holds an optimal factor
     a, b = first[:, 0] % n, first[:, 1] % n
     chosen = unique_edges(a, b, n)
-    lookup = {(int(x), int(y)): float(w) for (x, y), w in zip(edges, weights, strict=True)}
-    chosen_w = np.array([lookup[(int(x), int(y))] for x, y in chosen])
+    keys = edges[:, 0].astype(np.int64) * n + edges[:, 1]  # edges are unique, a < b
+    order = np.argsort(keys, kind="stable")
+    at = order[np.searchsorted(keys, chosen[:, 0].astype(np.int64) * n + chosen[:, 1],
+                               sorter=order)]  # fmt: skip
+    chosen_w = weights[at]
     # optimal for the rounded weights, so within n * step of the true optimum
     return Factor(chosen, chosen_w, rounding=float(n * step))
 

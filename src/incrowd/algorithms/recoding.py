@@ -23,6 +23,7 @@ from ._forest_core import size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._recoding_bound import attribute_bound, lattice_bound, subset_bound
+from ._recoding_pairs import pair_crowds
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes, mean_classes
 from ._recoding_topdown import specialize
@@ -44,9 +45,12 @@ FRAGMENTATION = (0.0, 1.0)
 #: Rounds of re-splitting pairs of neighbouring crowds, each followed by moves (on Adult at
 #: k = 2 and 3 a second round lowers the NCP by another 0.5 %, a third by less than 0.1 %).
 RESPLIT_ROUNDS = 3
-#: Up to this k only the forest runs: it gives less loss than the specialization (Adult,
+#: Rounds stop after one that lowers the cost by less than this share: on Adult (every k
+#: from 2 to 25, labels and sets) such a round was followed by one of under 0.06 %.
+MIN_ROUND_GAIN = 0.002
+#: Up to this k the specialization does not run: the forest gives less loss (Adult,
 #: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
-#: sets, at k = 2), and the specialization's seeds would take half the time.
+#: sets, at k = 2), the pairs' factor less still, and the seeds would take half the time.
 FOREST_WINS_UP_TO_K = 2
 
 
@@ -63,20 +67,25 @@ def polish(
     """Lower the cost of ``labels`` in place by ``rounds`` of re-splitting pairs of
     neighbouring crowds (:func:`~incrowd.algorithms._recoding_resplit.resplit_pairs`), each
     followed by moves of single records; never raises it. Every crowd keeps ``k`` records
-    and, with ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes. ``neighbours``: each record's
-    nearest records."""
+    and, with ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes; stops after a round that lowers
+    the cost by less than ``MIN_ROUND_GAIN``. ``neighbours``: each record's nearest
+    records."""
     cm = model.kernel_args()
+    cost = model.of(labels)
     for _ in range(rounds):
         if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
             break
         improve_labels(labels, neighbours, k, True, False, model.row_cost, MAX_ROUNDS, cm,
                        sens, ell)  # fmt: skip
+        cost, before = model.of(labels), cost
+        if cost > (1.0 - MIN_ROUND_GAIN) * before:
+            break
 
 
 class LocalRecoding(GeneralizedMethod):
     """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
 
-    Two constructions of crowds, each then improved by moving single records between
+    Constructions of crowds, each then improved by moving single records between
     neighbouring crowds while that lowers the cost (every crowd keeping ``k``):
 
     1. the **forest** of Aggarwal et al., *Approximation Algorithms for k-Anonymity*
@@ -87,16 +96,19 @@ class LocalRecoding(GeneralizedMethod):
        per kept record; :mod:`incrowd.algorithms._recoding_seed`), each class then split
        top-down, attribute by attribute, while a split lowers the cost
        (:mod:`incrowd.algorithms._recoding_topdown`); run for two ways of weighing a
-       split's parts.
+       split's parts;
+    3. for pairs (``k = 2``), copies of a row together and the other records in crowds of 2
+       and 3 by a minimum-weight [1,2]-factor of their pair costs (the construction of
+       :class:`~incrowd.TwoAnonymity`; :mod:`incrowd.algorithms._recoding_pairs`).
 
     Each is improved by moves; the cheaper is then improved by re-splitting pairs of
     neighbouring crowds afresh — exactly when they hold at most 9 records
     (:mod:`incrowd.algorithms._recoding_resplit`) — and moves again, which never raise the
     cost.
 
-    The cheapest result is kept. The specialization runs from ``k = 3``; the forest for
-    value sets and for pairs (``k = 2``), where it was measured to win on Adult, and
-    whenever the specialization's cost is above
+    The cheapest result is kept. The specialization runs from ``k = 3``, the factor at
+    ``k = 2``; the forest for value sets, where it was measured to win on Adult, and
+    whenever the cost of the other constructions is above
     ``max(2k − 1, 3k − 5)`` times :attr:`lower_bound_`; so either the certificate proves
     the forest's ratio or the result costs no more than the forest's crowds, and the
     forest's guarantee holds.
@@ -124,7 +136,8 @@ class LocalRecoding(GeneralizedMethod):
     partition_, labels_ : the crowds
     cost_ : float, the generalization cost (its NCP times ``n · |Q|`` with unit weights and
         ``loss="ncp"``)
-    construction_ : str, ``"forest"`` or ``"specialization"``: which was cheaper
+    construction_ : str, ``"forest"``, ``"specialization"`` or ``"factor"``: which was
+        cheapest
     paper_cost_ : float or None, the cost of the forest algorithm alone, when it ran
     lower_bound_ : float, ``Σ_u max(d_{k−1}(u), λ(u))``: each record's charge in any
         k-anonymization is at least its cost with its (k−1)-th nearest record (the proof of
@@ -224,6 +237,10 @@ class LocalRecoding(GeneralizedMethod):
         cost, frag = np.inf, FRAGMENTATION[-1]
         if k > FOREST_WINS_UP_TO_K or ell:
             candidates["specialization"], cost, frag = self._specialize(model, k, sens, ell)
+        elif k == 2:
+            pairs = pair_crowds(model, space.index(model.geometry))
+            if pairs is not None:
+                candidates["factor"], cost = pairs, model.of(pairs)
         # the forest runs where it was measured to win (value sets; pairs; not for l-diverse
         # crowds, which it does not build) and wherever the certificate alone does not prove
         # its ratio for the specialization
