@@ -448,6 +448,8 @@ class NeighbourIndex:
 
     def _scan_nearest(self, records: np.ndarray, k: int, bound: float
                       ) -> list[tuple[np.ndarray, bool]]:  # fmt: skip
+        if records.size == 0:
+            return []
         num, codes, ent, inverse, weight = self._scan_rows
         asked, where = np.unique(inverse[records], return_inverse=True)
         q = min(k, self.n_distinct)  # k rows hold at least k records
