@@ -27,7 +27,10 @@ loss comparison scores the unblocked release the same way. Writes
         [--qis adult|zip] [--method forest|mdav|...] [--repeat R]
 
 ``speedup --repeat R`` runs one worker and two workers in turn R times and reports the
-median run of each (the machine's load drifts: single runs gave 1.53–1.92×).
+median run of each (the machine's load drifts: single runs gave 1.53–1.92×); ``--warm``
+runs on workers that have anonymized a small table first, as a long-lived cluster's have.
+``contention`` times one block alone and two at once in separate processes: twice the
+first over the slower of the pair is the speed-up perfectly parallel work can reach here.
 
 ``file`` runs the command line as a user would on a table file: the records are written
 to CSV first (not timed), then ``incrowd anonymize in.csv --scheduler tcp://… --spill
@@ -42,12 +45,15 @@ The figures quoted in the README and the closing notes come from::
     python benchmarks/blockwise.py scale --qis zip --method mdav --block-size 10000
     python benchmarks/blockwise.py file --block-size 50000
     python benchmarks/blockwise.py file --block-size 10000 --qis zip
+    python benchmarks/blockwise.py speedup --repeat 3 --warm
+    python benchmarks/blockwise.py contention
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -86,13 +92,24 @@ def worker_peaks(address: str) -> list[float]:
         return sorted(round(v / 2**20, 2) for v in client.run(peak).values())
 
 
-def blocked_run(frame, schema, workers: int, block_size: int, folder: Path, method: str) -> dict:
+def blocked_run(frame, schema, workers: int, block_size: int, folder: Path, method: str,
+                warm: bool = False) -> dict:  # fmt: skip
+    """One blockwise release on fresh workers; ``warm``: each has run ``method`` on a small
+    table first (a long-lived cluster's workers have imported incrowd and loaded its
+    compiled kernels; fresh ones spend about a second of the run on it)."""
+    from distributed import Client
+
     out = folder / "release.parquet"
-    with dask_cluster(workers) as address:
+    with dask_cluster(workers) as address, Client(address, timeout=60) as watch:
+        if warm:
+            watch.run(_warm_up, method)
+        watch.get_task_stream(start=time.time())  # the scheduler records tasks from now
+        began = time.time()
         start = time.perf_counter()
         written = write_blocks(frame, schema, K, out, block_size=block_size, method=method,
                                scheduler=address, seed=1)  # fmt: skip
         seconds = time.perf_counter() - start
+        stream = _computing(watch.get_task_stream(start=began), began)
         peaks = worker_peaks(address)
     start = time.perf_counter()
     report = incrowd.verify(out, schema.qi_names, K)
@@ -105,7 +122,30 @@ def blocked_run(frame, schema, workers: int, block_size: int, folder: Path, meth
             "verify_seconds": round(verify_seconds, 1), "worker_peak_gb": peaks,
             "certified_ratio": _round(meta["certified_ratio"]),
             "blocked_certified_ratio": _round(meta["blocked_certified_ratio"]),
-            "k_achieved": meta["k_achieved"]}  # fmt: skip
+            "k_achieved": meta["k_achieved"], **stream}  # fmt: skip
+
+
+def _warm_up(method: str) -> None:
+    import incrowd
+    from incrowd.datasets import make_census
+
+    frame, schema = make_census(3_000, random_state=0)
+    incrowd.anonymize(frame, schema, K, method=method, seed=0)
+
+
+def _computing(tasks: list[dict], began: float) -> dict:
+    """From Dask's task stream: when the first block started computing and the last ended
+    (seconds after the call), and each worker's seconds of computing."""
+    spans = [(t["worker"], s["start"] - began, s["stop"] - began)
+             for t in tasks for s in t["startstops"] if s["action"] == "compute"]  # fmt: skip
+    if not spans:
+        return {}
+    busy: dict[str, float] = {}
+    for worker, a, b in spans:
+        busy[worker] = busy.get(worker, 0.0) + b - a
+    return {"first_block_starts": round(min(a for _, a, _ in spans), 2),
+            "last_block_ends": round(max(b for _, _, b in spans), 2),
+            "worker_compute_seconds": sorted(round(v, 2) for v in busy.values())}  # fmt: skip
 
 
 def _round(x: float | None) -> float | None:
@@ -130,12 +170,12 @@ def loss(rows: int, block_size: int, folder: Path, qis: str, method: str) -> lis
 
 
 def speedup(rows: int, block_size: int, folder: Path, qis: str, method: str,
-            repeat: int = 1) -> list[dict]:  # fmt: skip
+            repeat: int = 1, warm: bool = False) -> list[dict]:  # fmt: skip
     frame, schema = census(rows, qis)
     ones, twos = [], []
     for _ in range(repeat):  # interleaved: a drift in the machine's load meets both
-        ones.append(blocked_run(frame, schema, 1, block_size, folder, method))
-        twos.append(blocked_run(frame, schema, 2, block_size, folder, method))
+        ones.append(blocked_run(frame, schema, 1, block_size, folder, method, warm))
+        twos.append(blocked_run(frame, schema, 2, block_size, folder, method, warm))
     one, two = (sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2] for runs in (ones, twos))
     two["speed_up"] = round(one["seconds"] / two["seconds"], 2)  # of the median runs
     if repeat > 1:
@@ -143,7 +183,7 @@ def speedup(rows: int, block_size: int, folder: Path, qis: str, method: str,
         two["runs_seconds"] = [r["seconds"] for r in twos]
         pairs = zip(ones, twos, strict=True)
         two["speed_ups"] = [round(a["seconds"] / b["seconds"], 2) for a, b in pairs]
-    tag = f"{rows:,} records ({qis} QIs, {method})"
+    tag = f"{rows:,} records ({qis} QIs, {method}){', warm workers' if warm else ''}"
     return [{"work": f"{tag}, 1 worker", **one}, {"work": f"{tag}, 2 workers", **two}]
 
 
@@ -221,6 +261,44 @@ def file(rows: int, block_size: int, folder: Path, qis: str, method: str,
     return results
 
 
+def contention(rows: int, block_size: int, folder: Path, qis: str, method: str) -> list[dict]:
+    """The machine's ceiling for the speed-up: one block (``block_size`` records) anonymized
+    in one process alone, then in two processes side by side (one thread each)."""
+    code = (
+        "import os, sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from blockwise import census, K\n"
+        "import incrowd\n"
+        "frame, schema = census(int(sys.argv[2]), sys.argv[3])\n"
+        "incrowd.anonymize(frame.iloc[:2000], schema, K, method=sys.argv[4], seed=1)\n"
+        "sys.stdin.readline()\n"  # start together
+        "start = time.perf_counter()\n"
+        "incrowd.anonymize(frame, schema, K, method=sys.argv[4], seed=1)\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    env = dict(os.environ, INCROWD_THREADS="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    args = [sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(block_size),
+            qis, method]  # fmt: skip
+
+    def together(n: int) -> list[float]:
+        procs = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, env=env) for _ in range(n)]  # fmt: skip
+        time.sleep(15)  # every process loaded and warm
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        return [float(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+
+    alone = together(1)[0]
+    pair = together(2)
+    ceiling = 2 * alone / max(pair)
+    return [{
+        "work": f"one {block_size:,}-record block ({qis} QIs, {method}): alone, and two at once",
+        "seconds": round(alone, 2), "ncp": None,
+        "side_by_side_seconds": [round(x, 2) for x in pair], "speed_up_ceiling": round(ceiling, 2),
+    }]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("parts", nargs="*", default=["loss", "speedup", "scale"])
@@ -235,9 +313,15 @@ def main() -> None:
         default=1,
         help="speedup: interleaved runs of each; the median is reported",
     )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="speedup: workers that have run the method once before (a long-lived cluster)",
+    )
     args = parser.parse_args()
     defaults = {"loss": (1_000_000, 250_000), "speedup": (1_000_000, 100_000),
-                "scale": (10_000_000, 100_000), "file": (10_000_000, 50_000)}  # fmt: skip
+                "scale": (10_000_000, 100_000), "file": (10_000_000, 50_000),
+                "contention": (70_000, 70_000)}  # fmt: skip
     path = RESULTS / "blockwise.json"
     done = {r["part"] + r["work"]: r for r in json.loads(path.read_text())} if path.exists() else {}
     for part in args.parts:
@@ -245,7 +329,7 @@ def main() -> None:
         rows, block = args.rows or rows, args.block_size or block
         with tempfile.TemporaryDirectory() as folder:
             extra = {"spills": args.spill} if part == "file" else {}
-            extra = {"repeat": args.repeat} if part == "speedup" else extra
+            extra = {"repeat": args.repeat, "warm": args.warm} if part == "speedup" else extra
             results = globals()[part](rows, block, Path(folder), args.qis, args.method, **extra)
         for r in results:
             done[part + r["work"]] = {"part": part, **r}

@@ -75,6 +75,29 @@ def test_local_cluster_gives_the_same_release(census):
     pd.testing.assert_frame_equal(sync.table, local.table)
 
 
+def test_results_are_awaited_on_the_runs_own_client_when_another_is_current(census, monkeypatch):
+    # Dask's as_completed otherwise follows the process's current client: the user's own,
+    # whose loop saw each block's result up to a second late
+    import distributed
+
+    table, schema = census
+    loops = []
+    tracked = distributed.as_completed
+
+    def recording(*args, loop=None, **kwargs):
+        loops.append(loop)
+        return tracked(*args, loop=loop, **kwargs)
+
+    monkeypatch.setattr(distributed, "as_completed", recording)
+    options = {"block_size": 2_000, "floor": 500, "method": "mdav", "seed": 5}
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as other, \
+            distributed.Client(other) as theirs:  # fmt: skip
+        local = anonymize_blocks(table, schema, 5, scheduler="local", workers=1, **options)
+    assert loops and all(loop is not None and loop is not theirs.loop for loop in loops)
+    sync = anonymize_blocks(table, schema, 5, scheduler="sync", **options)
+    pd.testing.assert_frame_equal(sync.table, local.table)
+
+
 def test_the_largest_blocks_go_first_so_the_last_to_finish_are_small():
     blocks = [np.arange(n) for n in (5, 9, 2, 9, 7)]
     assert _largest_first(blocks) == [1, 3, 4, 0, 2]

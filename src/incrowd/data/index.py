@@ -174,15 +174,11 @@ class NeighbourIndex:
             rows
         ):
             return float(self.kth_distance(k).max())
-        num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
-        weight = self._distinct[2]
-        block_lo, block_hi = _prefix_blocks(codes)
-        run_lo, run_hi, whole = _runs(codes)
-        floor = ent.min(axis=0)
+        num, codes, ent, _, weight = self._scan_rows
+        order = self._scan_order
 
         def largest(start: float, lo: int, hi: int) -> float:
-            return scan_kth_max(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole,
-                                floor, weight, k, start, self.norm, lo, hi)  # fmt: skip
+            return scan_kth_max(num, codes, ent, *order, weight, k, start, self.norm, lo, hi)
 
         m = rows.n
         pilot = largest(0.0, max(0, m // 2 - 128), min(m, m // 2 + 128))
@@ -216,16 +212,24 @@ class NeighbourIndex:
         return expand_lists(d_u, i_u.astype(np.intp), counts, starts, order, k)
 
     def _scan_lists(self, rows: Geometry, q: int) -> tuple[np.ndarray, np.ndarray]:
-        num, codes, ent = rows.numeric, rows.codes, rows.entry_table()
-        block_lo, block_hi = _prefix_blocks(codes)
-        run_lo, run_hi, whole = _runs(codes)
-        floor = ent.min(axis=0) if rows.n else np.zeros(codes.shape[1])
+        num, codes, ent, _, _ = self._scan_rows
+        order = self._scan_order
         parts = chunked(
-            lambda lo, hi: scan_knn(num, codes, ent, block_lo, block_hi, run_lo, run_hi, whole,
-                                    floor, q, self.norm, lo, hi),  # fmt: skip
+            lambda lo, hi: scan_knn(num, codes, ent, *order, q, self.norm, lo, hi),
             chunks(rows.n, 4 * threads(), minimum=512),
         )
         return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
+
+    @cached_property
+    def _scan_order(self) -> tuple[np.ndarray, ...]:
+        """What the scans for neighbours stop on (:func:`scan_knn`): the blocks of equal
+        leading codes and the runs of equal codes of the distinct rows, sorted by key, and
+        each code column's least entry."""
+        _, codes, ent, _, _ = self._scan_rows
+        block_lo, block_hi = _prefix_blocks(codes)
+        run_lo, run_hi, whole = _runs(codes)
+        floor = ent.min(axis=0) if codes.shape[0] else np.zeros(codes.shape[1])
+        return block_lo, block_hi, run_lo, run_hi, whole, floor
 
     def _tree_lists(self, rows: Geometry, q: int) -> tuple[np.ndarray, np.ndarray]:
         points = rows.dense()

@@ -177,11 +177,14 @@ def anonymize_blocks(
     ``floor`` (default ``max(2k, 1000)`` capped by the table) is the smallest block;
     ``on_block(done, total)`` is called as blocks finish. Rows are shuffled across blocks.
     """
-    plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    results: dict[int, _Block] = {}
-    parts = FrameBlocks(plan.frame, plan.blocks)
-    for i, result in _run(plan, parts.part, options, workers, on_block):
-        results[i] = result
+    frame = as_dataframe(table)
+    check_k(k, len(frame))  # before the workers are reached
+    with _early_client(scheduler, workers, len(frame), block_size, blocks) as client:
+        plan = _plan(frame, schema, k, block_size, blocks, by, floor, scheduler, seed)
+        results: dict[int, _Block] = {}
+        parts = FrameBlocks(plan.frame, plan.blocks)
+        for i, result in _run(plan, parts.part, options, client, workers, on_block):
+            results[i] = result
     return _combine(plan, [results[i] for i in range(len(plan.blocks))])
 
 
@@ -230,43 +233,46 @@ def write_blocks(
         table = table.read(planning)
     else:
         source = None
-    plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
-    spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
-    if source is not None and not spilled:
-        plan = replace(plan, frame=source.read(source.columns))
-    if len(plan.blocks) == 1:  # the single-machine release, byte for byte
-        whole = FrameBlocks(plan.frame, plan.blocks)
-        [(_, result)] = list(_run(plan, whole.part, options, workers, on_block))
-        release = _combine(plan, [result])
-        paths = release.write(out, sep, formulas=formulas, protect=protect)
-        return WrittenRelease(paths[0], paths[1], dict(release.metadata))
-    sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
-    parts: FrameBlocks | SpilledBlocks | None = None
-    try:
-        parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]
-                 if spilled else FrameBlocks(plan.frame, plan.blocks))  # fmt: skip
-        metas: dict[int, dict[str, Any]] = {}
-        bounds: dict[int, float | LeftOutTerms | None] = {}
-        classes = []
-        blocks = _run(plan, parts.part, options, workers, on_block, sink.encoding)
-        for i, block in blocks:
-            # each block's table was verified where it was made (incrowd.anonymize), and
-            # a union of k-anonymous tables is k-anonymous
-            assert block.encoded is not None
-            sink.add(i, block.encoded)
-            metas[i], bounds[i] = dict(block.metadata), block.bound
-            classes.append(block.sizes)
-        order = range(len(plan.blocks))
-        meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
-                         add_up(classes))  # fmt: skip
-        path, meta_path, meta = sink.commit(meta)
-    except BaseException:
-        sink.discard()
-        raise
-    finally:
-        if parts is not None:
-            parts.close()
-    return WrittenRelease(path, meta_path, meta)
+    rows = len(as_dataframe(table))
+    check_k(k, rows)  # before the workers are reached
+    with _early_client(scheduler, workers, rows, block_size, blocks) as client:
+        plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
+        spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
+        if source is not None and not spilled:
+            plan = replace(plan, frame=source.read(source.columns))
+        if len(plan.blocks) == 1:  # the single-machine release, byte for byte
+            whole = FrameBlocks(plan.frame, plan.blocks)
+            [(_, result)] = list(_run(plan, whole.part, options, client, workers, on_block))
+            release = _combine(plan, [result])
+            paths = release.write(out, sep, formulas=formulas, protect=protect)
+            return WrittenRelease(paths[0], paths[1], dict(release.metadata))
+        sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
+        parts: FrameBlocks | SpilledBlocks | None = None
+        try:
+            parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]
+                     if spilled else FrameBlocks(plan.frame, plan.blocks))  # fmt: skip
+            metas: dict[int, dict[str, Any]] = {}
+            bounds: dict[int, float | LeftOutTerms | None] = {}
+            classes = []
+            blocks = _run(plan, parts.part, options, client, workers, on_block, sink.encoding)
+            for i, block in blocks:
+                # each block's table was verified where it was made (incrowd.anonymize), and
+                # a union of k-anonymous tables is k-anonymous
+                assert block.encoded is not None
+                sink.add(i, block.encoded)
+                metas[i], bounds[i] = dict(block.metadata), block.bound
+                classes.append(block.sizes)
+            order = range(len(plan.blocks))
+            meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
+                             add_up(classes))  # fmt: skip
+            path, meta_path, meta = sink.commit(meta)
+        except BaseException:
+            sink.discard()
+            raise
+        finally:
+            if parts is not None:
+                parts.close()
+        return WrittenRelease(path, meta_path, meta)
 
 
 def verify_release(
@@ -296,7 +302,7 @@ def verify_release(
                    for path in files.paths]  # fmt: skip
         checks: dict[str, PartCheck] = {}
         digests: dict[str, str] = {}
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             name, digest, checked = future.result()
             checks[name], digests[name] = checked, digest
             future.release()
@@ -370,6 +376,7 @@ def _run(
     plan: _Plan,
     part: Callable[[int], pd.DataFrame],
     options: Mapping[str, Any],
+    client: Any,
     workers: int | None,
     on_block: Callable[[int, int], None] | None,
     encoding: tuple[bool, str, FormulaPolicy] | None = None,
@@ -378,7 +385,9 @@ def _run(
     ``encoding``: see :func:`_run_block`); at most ``IN_FLIGHT`` blocks per worker are
     submitted at a time, the largest first, so that the last to finish are small (median
     cuts on tied values leave blocks of a third to the whole ``block_size``, and a block's
-    time follows its size). A task lost with a worker is run again on another (once)."""
+    time follows its size). A task lost with a worker is run again on another (once).
+    ``client``: the workers, reached already (:func:`_early_client`), or None to reach them
+    here."""
     report = on_block or (lambda _done, _total: None)
     total = len(plan.blocks)
     task = [dict(options, seed=plan.seed + i) for i in range(total)]
@@ -391,7 +400,7 @@ def _run(
             yield i, _run_block(part(i), plan.schema, plan.k, task[i], i, path(i), encoding)
             report(i + 1, total)
         return
-    with _client(plan.scheduler, workers) as client:
+    with _reached(client, plan.scheduler, workers) as client:
         from distributed import as_completed
 
         # the schema travels with each task: scattered data dies with the worker holding it
@@ -404,7 +413,9 @@ def _run(
 
         queue = _largest_first(plan.blocks)
         index = {}
-        pending = as_completed()
+        # on this client's loop: by default Dask takes the process's current client, which
+        # may be another (the user's own): its loop then sees the results a second late
+        pending = as_completed(loop=client.loop)
         for i in queue[:width]:
             future = submit(i)
             index[future.key] = i
@@ -465,6 +476,41 @@ def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def _early_client(
+    scheduler: str, workers: int | None, rows: int, block_size: int | None, blocks: int | None
+) -> Iterator[Any]:
+    """The workers reached before the blocks are planned, when there will be more than one
+    block, and each told to load incrowd meanwhile: the planning then overlaps the workers'
+    imports (about a second each) instead of preceding them. None otherwise."""
+    _checked_scheduler(scheduler)
+    size = block_size if isinstance(block_size, int) else 100_000  # (checked in planning)
+    several = blocks > 1 if isinstance(blocks, int) else rows > size
+    if scheduler == "sync" or not several:
+        yield None
+        return
+    with _client(scheduler, workers) as client:
+        loading = [client.submit(_loaded, workers=[address], pure=False)
+                   for address in client.scheduler_info().get("workers", {})]  # fmt: skip
+        yield client
+        del loading  # held so far: a released task may be forgotten before it runs
+
+
+def _loaded() -> bool:
+    """A task whose unpickling loads incrowd on the worker it runs on (this module imports
+    the pipeline and every method)."""
+    return True
+
+
+@contextlib.contextmanager
+def _reached(client: Any, scheduler: str, workers: int | None) -> Iterator[Any]:
+    if client is not None:
+        yield client
+        return
+    with _client(scheduler, workers) as opened:
+        yield opened
 
 
 def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
