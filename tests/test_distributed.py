@@ -90,7 +90,7 @@ def test_results_are_awaited_on_the_runs_own_client_when_another_is_current(cens
 
     monkeypatch.setattr(distributed, "as_completed", recording)
     options = {"block_size": 2_000, "floor": 500, "method": "mdav", "seed": 5}
-    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as other, \
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as other, \
             distributed.Client(other) as theirs:  # fmt: skip
         local = anonymize_blocks(table, schema, 5, scheduler="local", workers=1, **options)
     assert loops and all(loop is not None and loop is not theirs.loop for loop in loops)

@@ -23,7 +23,12 @@ from incrowd import (
     Schema,
 )
 from incrowd.algorithms._forest_core import size_limit
-from incrowd.algorithms._recoding_bound import attribute_bound, lattice_bound, subset_bound
+from incrowd.algorithms._recoding_bound import (
+    attribute_bound,
+    crowd_bound,
+    lattice_bound,
+    subset_bound,
+)
 from incrowd.algorithms._recoding_pairs import pair_crowds
 from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
 from incrowd.algorithms._recoding_seed import (
@@ -36,6 +41,7 @@ from incrowd.algorithms._recoding_seed import (
 from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.exact import optimum, solve
 from incrowd.costs import GeneralizationCost
+from incrowd.costs.kernels import record_cost
 from incrowd.diversity import Diversity
 from incrowd.testing import random_table
 
@@ -373,6 +379,42 @@ def _least_over_the_subsets(model: GeneralizationCost, k: int) -> np.ndarray:
                         total += model.cat_weight[j - a] * others / (model.domain[j - a] - 1)
                 best[u] = min(best[u], total)
     return best
+
+
+def _least_crowd(model: GeneralizationCost, k: int) -> np.ndarray:
+    """By enumeration: each record's least per-record cost of a crowd of exactly ``k``."""
+    n = model.n
+    stamp = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.int64)
+    best = np.full(n, np.inf)
+    for tick, crowd in enumerate(itertools.combinations(range(n), k)):
+        members = np.array(crowd, dtype=np.intp)
+        g = record_cost(members, model.kernel_args(), stamp, 1 + 100 * tick)
+        best[members] = np.minimum(best[members], g)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(1, 8))
+def test_the_crowd_bound_is_each_records_least_crowd_over_its_nearest(seed, k, width) -> None:
+    """With every other record listed: each record's least cost of a crowd of ``k``,
+    by enumeration; with fewer: at most that, at most its charge in the optimum and in
+    incrowd's crowds, and at least its ``(k − 1)``-th pair cost when ``k − 1`` are listed."""
+    _, space, model = _random_model(seed, int(np.random.default_rng(seed).integers(k + 1, 10)))
+    n = model.n
+    tol = 1e-9
+    least = _least_crowd(model, k)
+    dist, idx = space.index(model.geometry).neighbours(n - 1)
+    assert crowd_bound(model, k, dist, idx) == pytest.approx(least)
+    w = min(width, n - 1)
+    short = crowd_bound(model, k, dist[:, :w], idx[:, :w])
+    assert (short <= least + tol).all()
+    if w >= k - 1:
+        assert (short >= dist[:, k - 2] - tol).all()
+    opt, best = optimum(model, n, k)
+    assert (short <= _charges(model, best.labels) + tol).all()
+    mine = LocalRecoding(k=k, generalize="sets" if seed % 2 else "levels").fit(space)
+    assert mine.lower_bound_ <= opt + tol
+    assert (short <= _charges(model, mine.labels_) + tol).all()
 
 
 @settings(max_examples=60, deadline=None)

@@ -22,7 +22,14 @@ from ..partition import Partition
 from ._forest_core import size_limit
 from ._forest_improve import improve_labels
 from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
-from ._recoding_bound import attribute_bound, lattice_bound, subset_bound
+from ._recoding_bound import (
+    CROWD_BOUND_MAX_K,
+    CROWD_NEIGHBOURS,
+    attribute_bound,
+    crowd_bound,
+    lattice_bound,
+    subset_bound,
+)
 from ._recoding_pairs import pair_crowds
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes, mean_classes
@@ -159,7 +166,10 @@ class LocalRecoding(GeneralizedMethod):
         cheapest cells within that class (:func:`subset_bound`); both at least the sum over
         attributes of the cheapest cell that covers its value and ``k`` records of the input
         (:func:`attribute_bound`, used instead on lattices above ``LATTICE_NODES`` nodes
-        and beyond ``SUBSET_ATTRIBUTES`` attributes)
+        and beyond ``SUBSET_ATTRIBUTES`` attributes); and, for k = 3 to 5 unless every
+        attribute is a hierarchy label (where the lattice bound is already each record's
+        least charge), at least the least cost of a crowd of the record and ``k − 1`` of its
+        32 nearest records, or its cost with the 32nd if less (:func:`crowd_bound`)
 
     Notes
     -----
@@ -243,9 +253,16 @@ class LocalRecoding(GeneralizedMethod):
         pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
         cells = (lattice_bound(model, k) if self.generalize == "levels"
                  else subset_bound(model, k))  # fmt: skip
+        # every attribute a hierarchy label: the lattice bound is each record's least charge
+        exact = cells is not None and self.generalize == "levels" and model.labels_only
         if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
-        self.lower_bound_ = float(np.maximum(pair_bound, cells).sum())
+        terms = np.maximum(pair_bound, cells)
+        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
+        if not exact and 3 <= k <= CROWD_BOUND_MAX_K:
+            near = space.index(model.geometry).neighbours(min(n - 1, CROWD_NEIGHBOURS))
+            terms = np.maximum(terms, crowd_bound(model, k, *near))
+        self.lower_bound_ = float(terms.sum())
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None

@@ -207,6 +207,11 @@ class GeneralizationCost(Cost):
         return int(self.num.shape[0])
 
     @property
+    def labels_only(self) -> bool:
+        """Every attribute published as a hierarchy label (none a range or a value set)."""
+        return self.num.shape[1] == 0 and not bool(np.asarray(self.sets).any())
+
+    @property
     def row_cost(self) -> float:
         """Cost of deleting one record: every attribute suppressed (all costs at their top)."""
         return float(self.num_weight.sum() + self.cat_weight.sum())

@@ -57,6 +57,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -461,8 +462,12 @@ def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
         # one thread per worker process, and the compiled kernels told so: n workers use
         # n cores, not n × n
         single = {"INCROWD_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        cluster = LocalCluster(n_workers=workers or available_cpus(), threads_per_worker=1,
-                               processes=True, dashboard_address=None, env=single)  # fmt: skip
+        with warnings.catch_warnings():
+            # the scheduler's HTTP server falls back to a free port when 8787 is taken, as it
+            # often is on a shared server; no dashboard is offered, so the notice is noise
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = LocalCluster(n_workers=workers or available_cpus(), threads_per_worker=1,
+                                   processes=True, dashboard_address=None, env=single)  # fmt: skip
         client = Client(cluster)
     else:
         try:
