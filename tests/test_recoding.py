@@ -554,3 +554,68 @@ def test_pair_crowds_of_distinct_records_are_within_twice_the_optimum() -> None:
         ratios.append(cost / opt if opt > 0 else 1.0)
     assert len(ratios) >= 100
     assert np.median(ratios) <= 1.1
+
+
+def _linked(labels: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each crowd's first member and each record's next, as ``_improve`` links them."""
+    head, nxt = np.full(m, -1, dtype=np.intp), np.full(labels.size, -1, dtype=np.intp)
+    for i in range(labels.size - 1, -1, -1):
+        if labels[i] >= 0:
+            nxt[i], head[labels[i]] = head[labels[i]], i
+    return head, nxt
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("counted", [True, False])
+def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed, counted):
+    from incrowd.algorithms._forest_improve import _joined, _set_offsets, _summarize
+
+    rng, space, model = _random_model(seed, int(np.random.default_rng(seed).integers(8, 40)))
+    cm, n = model.kernel_args(), space.n
+    labels = rng.integers(0, 3, n).astype(np.intp)
+    labels[rng.random(n) < 0.2] = -1  # records outside every crowd: candidates to join
+    m = 3
+    head, nxt = _linked(labels, m)
+    b = model.codes.shape[1]
+    lo, hi = np.empty((m, model.num.shape[1])), np.empty((m, model.num.shape[1]))
+    anchor, level = np.full(m, -1, dtype=np.intp), np.zeros((m, b), dtype=np.intp)
+    kinds = np.zeros((m, b), dtype=np.intp)
+    offs, width = _set_offsets(cm)
+    counts = np.zeros((m, width) if counted else (0, 0), dtype=np.int32)
+    stamp, tick = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.int64), 1
+    for c in range(m):
+        if head[c] >= 0:
+            _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp, tick)
+            tick += b + 1
+    for c in range(m):
+        members = np.flatnonzero(labels == c)
+        if members.size == 0:
+            continue
+        for x in range(n):
+            if labels[x] == c:
+                continue
+            joined = _joined(c, x, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs)
+            expected = record_cost(np.append(members, x), cm, stamp, tick)
+            tick += b + 1
+            assert joined == expected  # the same float: moves compare it with costs summed so
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_moves_are_the_same_with_value_counts_kept_or_scanned(seed):
+    from incrowd.algorithms._forest_improve import improve_labels
+    from incrowd.algorithms.forest import MAX_ROUNDS
+
+    rng, space, model = _random_model(2 * seed + 1, 60)  # value sets
+    k = int(rng.integers(2, 5))
+    labels = (rng.permutation(60) % (60 // k)).astype(np.intp)  # crowds of k or more
+    _, idx = space.index(model.geometry).neighbours(8)
+    before = model.of(labels)
+    results = []
+    for cells in (1 << 20, 0):
+        moved = labels.copy()
+        improve_labels(moved, idx, k, True, False, model.row_cost, MAX_ROUNDS,
+                       model.kernel_args(), count_cells=cells)  # fmt: skip
+        results.append(moved)
+    np.testing.assert_array_equal(results[0], results[1])
+    assert model.of(results[0]) <= before
+    assert np.bincount(results[0]).min() >= k

@@ -249,18 +249,21 @@ class LocalRecoding(GeneralizedMethod):
         model = self.cost(space)
         cm = model.kernel_args()
         n = space.n
-        dist, idx = space.index(model.geometry).neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
-        pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
+        index = space.index(model.geometry)
         cells = (lattice_bound(model, k) if self.generalize == "levels"
                  else subset_bound(model, k))  # fmt: skip
-        # every attribute a hierarchy label: the lattice bound is each record's least charge
+        # every attribute a hierarchy label: the lattice bound is each record's least charge;
+        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
         exact = cells is not None and self.generalize == "levels" and model.labels_only
+        crowds = not exact and 3 <= k <= CROWD_BOUND_MAX_K
+        if crowds:  # the longer lists first: the index slices them for the shorter
+            near = index.neighbours(min(n - 1, CROWD_NEIGHBOURS))
+        dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
+        pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
         if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
         terms = np.maximum(pair_bound, cells)
-        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
-        if not exact and 3 <= k <= CROWD_BOUND_MAX_K:
-            near = space.index(model.geometry).neighbours(min(n - 1, CROWD_NEIGHBOURS))
+        if crowds:
             terms = np.maximum(terms, crowd_bound(model, k, *near))
         self.lower_bound_ = float(terms.sum())
         limit = size_limit(k)

@@ -143,14 +143,18 @@ class NeighbourIndex:
     # ------------------------------------------------------------ neighbour lists
     def neighbours(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Per record: distances and indices of its ``k`` nearest other records, nearest
-        first (``0 < k < n``). Computed once for the largest ``k`` asked, then sliced."""
+        first (``0 < k < n``). Computed once for the largest ``k`` asked; a shorter list is a
+        contiguous copy of its first columns."""
         if not 0 < k < self.n:
             msg = f"need 0 < k < {self.n} neighbours, got {k}"
             raise ParameterError(msg)
         if self._lists is None or self._lists[0].shape[1] < k:
             self._lists = self._compute_lists(k)
         dist, idx = self._lists
-        return dist[:, :k], idx[:, :k]
+        if dist.shape[1] == k:
+            return dist, idx
+        # the compiled kernels take contiguous lists: a view would compile them anew
+        return np.ascontiguousarray(dist[:, :k]), np.ascontiguousarray(idx[:, :k])
 
     def kth_distance(self, k: int) -> np.ndarray:
         """Per record: distance to its ``k``-th nearest other record (0 when k ≤ 0)."""
