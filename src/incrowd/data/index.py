@@ -401,8 +401,9 @@ class NeighbourIndex:
             asked, where = np.unique(inverse[np.asarray(records, dtype=np.intp)],
                                      return_inverse=True)  # fmt: skip
             parts = chunked(
-                lambda lo, hi: scan_counts(num, codes, ent, weight, asked, radius, self.norm,
-                                           lo, hi),  # fmt: skip
+                lambda lo, hi: scan_counts(
+                    num, codes, ent, weight, asked, radius, self.norm, lo, hi
+                ),  # fmt: skip
                 chunks(asked.size, 4 * threads(), minimum=64),
             )
             found = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -462,8 +463,9 @@ class NeighbourIndex:
         asked, where = np.unique(inverse[records], return_inverse=True)
         q = min(k, self.n_distinct)  # k rows hold at least k records
         parts = chunked(
-            lambda lo, hi: scan_nearest_rows(num, codes, ent, weight, asked, q, float(bound),
-                                             self.norm, lo, hi),  # fmt: skip
+            lambda lo, hi: scan_nearest_rows(
+                num, codes, ent, weight, asked, q, float(bound), self.norm, lo, hi
+            ),  # fmt: skip
             chunks(asked.size, 4 * threads(), minimum=64),
         )
         rows = np.vstack([p[0] for p in parts])
@@ -530,9 +532,7 @@ class SubsetIndex:
             local = local.ravel()
             self.present = present.astype(np.intp)
             self.local_order = np.argsort(local, kind="stable").astype(np.intp)
-            self.local_starts = np.concatenate(([0], np.cumsum(np.bincount(local)))).astype(
-                np.intp
-            )
+            self.local_starts = np.concatenate(([0], np.cumsum(np.bincount(local)))).astype(np.intp)
             if not parent.scans:
                 self.tree = cKDTree(parent._tree[0].data[present], leafsize=64)
         elif records.size:
