@@ -579,10 +579,10 @@ def _charge(val, x, is_numeric, unit, weight, k, rec, members, free, below, stay
 CROWD_NEIGHBOURS = 32
 #: Crowds :func:`crowd_bound` prices per record before it gives that record up (its term
 #: then 0): on Adult at k = 5, 1,000 give up often enough to lose half the gain, 3,000
-#: keep it, in 0.7 s.
+#: keep it, in 0.5 s (crowds dearer than the last listed pair cost are not priced).
 CROWD_BUDGET = 3_000
-#: :func:`crowd_bound` runs up to this k: on Adult at k = 10 almost every record's search
-#: gave up within its budget (the bound rose 0.25 % in 6 s).
+#: :func:`crowd_bound` runs up to this k: on Adult at k = 10 it raises the bound by 5 % but
+#: takes 3.8 s, which would put the release above 5 s (16 neighbours: 0.8 % in 0.9 s).
 CROWD_BOUND_MAX_K = 5
 
 
@@ -597,8 +597,10 @@ def crowd_bound(model: GeneralizationCost, k: int, dist: np.ndarray, idx: np.nda
     of its other members are listed, ``C`` costs at least the crowd of ``u`` and those
     ``k − 1``, which the search prices (it skips only crowds holding a record whose pair
     cost with ``u`` reaches the best found, and crowds holding a part that already costs
-    that much: neither can be cheaper); otherwise ``C`` holds an unlisted record
-    ``w``, and costs at least ``u`` with ``w`` alone, at least the last listed pair cost.
+    that much: neither can be cheaper; the best found starts at the last listed pair cost,
+    the term's cap, unless the lists hold every other record); otherwise ``C`` holds an
+    unlisted record ``w``, and costs at least ``u`` with ``w`` alone, at least the last
+    listed pair cost.
     So ``u``'s charge in any k-anonymization is at least the term, and the sum bounds the
     optimum. Where the lists hold every other record the term is the least cost of a crowd
     of ``u`` exactly. Time :math:`O(n · CROWD\\_BUDGET · k b)` at worst; compiled.
@@ -623,7 +625,8 @@ def _crowd_search(dist, idx, k, cm, scratch, budget, complete):
     pick = np.empty(k, dtype=np.intp)
     for u in range(n):
         members[0] = u
-        best = np.inf
+        # the term is at most the last listed pair cost: no dearer crowd need be priced
+        best = np.inf if complete else dist[u, width - 1]
         spent = 0
         depth = 0  # members[1 .. depth + 1] are the listed records picks[0 .. depth] name
         pick[0] = -1
