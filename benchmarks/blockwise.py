@@ -40,7 +40,8 @@ blocks on disk.
 
 The figures quoted in the README and the closing notes come from::
 
-    python benchmarks/blockwise.py speedup loss
+    python benchmarks/blockwise.py loss
+    python benchmarks/blockwise.py speedup --repeat 5
     python benchmarks/blockwise.py loss --qis zip --rows 200000 --block-size 50000
     python benchmarks/blockwise.py scale --qis zip --method mdav --block-size 10000
     python benchmarks/blockwise.py file --block-size 50000
