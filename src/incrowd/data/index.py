@@ -145,16 +145,20 @@ class NeighbourIndex:
         """Per record: distances and indices of its ``k`` nearest other records, nearest
         first (``0 < k < n``). Computed once for the largest ``k`` asked; a shorter list is a
         contiguous copy of its first columns."""
+        dist, idx = self._listed(k)
+        if dist.shape[1] == k:
+            return dist, idx
+        # the compiled kernels take contiguous lists: a view would compile them anew
+        return np.ascontiguousarray(dist[:, :k]), np.ascontiguousarray(idx[:, :k])
+
+    def _listed(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The lists as computed, at least ``k`` long (``0 < k < n``)."""
         if not 0 < k < self.n:
             msg = f"need 0 < k < {self.n} neighbours, got {k}"
             raise ParameterError(msg)
         if self._lists is None or self._lists[0].shape[1] < k:
             self._lists = self._compute_lists(k)
-        dist, idx = self._lists
-        if dist.shape[1] == k:
-            return dist, idx
-        # the compiled kernels take contiguous lists: a view would compile them anew
-        return np.ascontiguousarray(dist[:, :k]), np.ascontiguousarray(idx[:, :k])
+        return self._lists
 
     def kth_distance(self, k: int) -> np.ndarray:
         """Per record: distance to its ``k``-th nearest other record (0 when k ≤ 0)."""
@@ -162,7 +166,7 @@ class NeighbourIndex:
             return np.zeros(self.n)
         if k >= self.n:
             return np.full(self.n, np.inf)
-        return self.neighbours(k)[0][:, k - 1].copy()
+        return self._listed(k)[0][:, k - 1].copy()
 
     def max_kth_distance(self, k: int) -> float:
         """The largest distance from a record to its ``k``-th nearest other record.
