@@ -26,6 +26,7 @@ from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms._recoding_bound import (
     attribute_bound,
     crowd_bound,
+    excess_bound,
     lattice_bound,
     subset_bound,
 )
@@ -415,6 +416,44 @@ def test_the_crowd_bound_is_each_records_least_crowd_over_its_nearest(seed, k, w
     mine = LocalRecoding(k=k, generalize="sets" if seed % 2 else "levels").fit(space)
     assert mine.lower_bound_ <= opt + tol
     assert (short <= _charges(model, mine.labels_) + tol).all()
+
+
+def _least_excess(model: GeneralizationCost, k: int, y: np.ndarray, largest: int) -> np.ndarray:
+    """By enumeration: each record's least ``g(C) − ȳ_C`` over the crowds ``C`` of ``k`` to
+    ``largest`` records (``ȳ_C``: the mean of ``y`` over ``C``)."""
+    n = model.n
+    stamp = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.int64)
+    best = np.full(n, np.inf)
+    tick = 1
+    for size in range(k, min(largest, n) + 1):
+        for crowd in itertools.combinations(range(n), size):
+            members = np.array(crowd, dtype=np.intp)
+            excess = record_cost(members, model.kernel_args(), stamp, tick) - y[members].mean()
+            tick += 100
+            best[members] = np.minimum(best[members], excess)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(1, 8))
+def test_the_excess_bound_is_below_every_crowds_excess_and_the_optimum(seed, k, width) -> None:
+    """With every other record listed: ``k / (2k − 1)`` times each record's least excess
+    over crowds of exactly ``k``, by enumeration; with fewer listed: still at most its
+    least excess over the crowds of ``k`` to ``2k − 1`` records (those of some optimum),
+    and the terms with it added at most the optimum."""
+    _, space, model = _random_model(seed, int(np.random.default_rng(seed).integers(k + 1, 10)))
+    n = model.n
+    tol = 1e-9
+    dist, idx = space.index(model.geometry).neighbours(n - 1)
+    y = np.maximum(dist[:, k - 2], crowd_bound(model, k, dist, idx))  # each ≤ every crowd
+    exact = _least_excess(model, k, y, k)
+    assert excess_bound(model, k, dist, idx, y) == pytest.approx(k * exact / (2 * k - 1))
+    w = min(width, n - 1)
+    short = excess_bound(model, k, dist[:, :w], idx[:, :w], y)
+    assert (short >= 0).all()
+    assert (short <= _least_excess(model, k, y, 2 * k - 1) + tol).all()
+    opt, _ = optimum(model, n, k)
+    assert float((y + short).sum()) <= opt + tol
 
 
 @settings(max_examples=60, deadline=None)

@@ -26,7 +26,9 @@ its least cost over the nodes where its class holds ``k`` records (on Adult with
 hierarchies, 9–14 % above the attribute bound at k = 5–25). :func:`subset_bound` does the
 same for value sets and ranges, where a crowd either shares ``u``'s value on an attribute
 or holds, within the class of the attributes it shares, enough other values for ``k``
-records.
+records. :func:`crowd_bound` prices the crowds among each record's nearest records, and
+:func:`excess_bound` adds what every crowd of a record costs beyond the mean of its
+members' terms.
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._runtime import jit
+from .._runtime import chunked, chunks, jit, threads
 from ..costs import GeneralizationCost
 from ..costs.kernels import record_cost
 from ._recoding_seed import child_ranks, dense_keys
 
-__all__ = ["attribute_bound", "crowd_bound", "lattice_bound", "subset_bound"]
+__all__ = ["attribute_bound", "crowd_bound", "excess_bound", "lattice_bound", "subset_bound"]
 
 
 def attribute_bound(model: GeneralizationCost, k: int) -> np.ndarray:
@@ -574,15 +576,17 @@ def _charge(val, x, is_numeric, unit, weight, k, rec, members, free, below, stay
             below[t] += cost[run_of[g]]
 
 
-#: Nearest records among which :func:`crowd_bound` looks for each record's cheapest crowd
-#: (on Adult with value sets at k = 5: 8 raise the bound by 3 %, 16 by 10 %, 32 by 14 %).
-CROWD_NEIGHBOURS = 32
-#: Crowds :func:`crowd_bound` prices per record before it gives that record up (its term
-#: then 0): on Adult at k = 5, 1,000 give up often enough to lose half the gain, 3,000
-#: keep it, in 0.5 s (crowds dearer than the last listed pair cost are not priced).
+#: Nearest records among which :func:`crowd_bound` and :func:`excess_bound` look for each
+#: record's crowds (on Adult with value sets at k = 5 the crowd bound alone rises 3 %, 10 %
+#: and 14 % with 8, 16 and 32; with the excess bound the certified ratio is 2.017 with 32,
+#: 2.000 with 40 and 1.993 with 48, the release 3.9 s).
+CROWD_NEIGHBOURS = 48
+#: Crowds each search prices per record before it gives that record up (its term then 0):
+#: on Adult at k = 5, 1,000 give up often enough to lose half the crowd bound's gain,
+#: 3,000 keep it; the excess bound gains 3.1 % with 3,000, 2.5 % with 1,500.
 CROWD_BUDGET = 3_000
-#: :func:`crowd_bound` runs up to this k: on Adult at k = 10 it raises the bound by 5 % but
-#: takes 3.8 s, which would put the release above 5 s (16 neighbours: 0.8 % in 0.9 s).
+#: The two searches run up to this k: on Adult at k = 10 they lower the certified ratio
+#: from 3.22 to 3.13 but take the release from 3.3 to 13.8 s.
 CROWD_BOUND_MAX_K = 5
 
 
@@ -610,20 +614,26 @@ def crowd_bound(model: GeneralizationCost, k: int, dist: np.ndarray, idx: np.nda
         return np.zeros(n)
     cm = model.kernel_args()
     scratch = max(model.ancestors.shape[2], 1)
-    return _crowd_search(np.ascontiguousarray(dist), np.ascontiguousarray(idx), k, cm,
-                         scratch, CROWD_BUDGET, width >= n - 1)  # fmt: skip
+    dist, idx = np.ascontiguousarray(dist), np.ascontiguousarray(idx)
+    complete = width >= n - 1
+    parts = chunked(
+        lambda lo, hi: _crowd_search(dist, idx, k, cm, scratch, CROWD_BUDGET, complete, lo, hi),
+        chunks(n, 4 * threads(), minimum=256),
+    )
+    return np.concatenate(parts)
 
 
 @jit()
-def _crowd_search(dist, idx, k, cm, scratch, budget, complete):
-    n, width = dist.shape
-    out = np.zeros(n)
+def _crowd_search(dist, idx, k, cm, scratch, budget, complete, lo, hi):
+    """The terms of :func:`crowd_bound` for the records ``lo .. hi − 1``."""
+    width = dist.shape[1]
+    out = np.zeros(hi - lo)
     stamp = np.zeros(scratch, dtype=np.int64)
     tick = 1
     step = cm[2].shape[1] + 1
     members = np.empty(k, dtype=np.intp)
     pick = np.empty(k, dtype=np.intp)
-    for u in range(n):
+    for u in range(lo, hi):
         members[0] = u
         # the term is at most the last listed pair cost: no dearer crowd need be priced
         best = np.inf if complete else dist[u, width - 1]
@@ -653,9 +663,150 @@ def _crowd_search(dist, idx, k, cm, scratch, budget, complete):
             depth += 1
             pick[depth] = i
         if best < 0:
-            out[u] = 0.0
+            out[u - lo] = 0.0
         elif complete:
-            out[u] = best
+            out[u - lo] = best
         else:
-            out[u] = min(best, dist[u, width - 1])
+            out[u - lo] = min(best, dist[u, width - 1])
     return out
+
+
+def excess_bound(
+    model: GeneralizationCost, k: int, dist: np.ndarray, idx: np.ndarray, terms: np.ndarray
+) -> np.ndarray:
+    """What may be added to per-record ``terms`` that each bound every crowd of their
+    record (as the terms of the other bounds here do): for every record ``u``,
+    ``s_u = max(0, min(k e_u, d_W(u) − y_u)) / (2k − 1)``, where ``y`` are the terms,
+    ``e_u`` the least ``g(S) − ȳ_S`` over the crowds ``S`` of ``u`` and ``k − 1`` of its
+    listed nearest records (``g``: per-record cost, ``ȳ_S``: the mean of ``y`` over ``S``)
+    and ``d_W(u)`` its last listed pair cost; 0 for a record whose search prices more than
+    ``CROWD_BUDGET`` crowds.
+
+    For any numbers ``y``, a k-anonymization with crowds ``C`` costs
+    ``Σ_C |C| g(C) = Σ_u y_u + Σ_u (g(C_u) − ȳ_{C_u})``; some optimal one has crowds of
+    fewer than ``2k`` records (a larger crowd splits into two of ``k`` or more, neither
+    dearer per record). As every ``y_v`` is at most ``g`` of every crowd of ``v``, each
+    share ``g(C) − y_v`` is at least 0. Let ``u`` be in such a crowd ``C``. If ``C`` holds
+    only listed records, ``k`` of them with ``u`` form ``S ⊆ C``, and
+    ``|C| (g(C) − ȳ_C) ≥ Σ_{v∈S} (g(C) − y_v) ≥ Σ_{v∈S} (g(S) − y_v) ≥ k e_u`` (costs never
+    fall when a member joins); otherwise ``C`` holds an unlisted ``w``, and
+    ``|C| (g(C) − ȳ_C) ≥ g(C) − y_u ≥ d_W(u) − y_u``. Either way
+    ``g(C_u) − ȳ_{C_u} ≥ s_u``, so the optimum is at least ``Σ_u (y_u + s_u)``. Where the
+    lists hold every other record, the second case does not arise and ``s_u = k e_u /
+    (2k − 1)``.
+
+    The search for ``e_u`` prunes a partial crowd ``P`` when even its cheapest completion
+    costs as much as the best found: each member's share is at least ``max(0, g(P) − y_v)``,
+    and a member still to come at list position ``t`` also at least its pair cost
+    ``dist[u, t] − y_v`` — the ``k − |P|`` least of those are added. Time
+    :math:`O(n · CROWD\\_BUDGET · k (b + W))` at worst, on :func:`~incrowd._runtime.threads`
+    threads; compiled.
+    """
+    n, width = dist.shape
+    if k <= 1 or n < k or width < k - 1:
+        return np.zeros(n)
+    cm = model.kernel_args()
+    scratch = max(model.ancestors.shape[2], 1)
+    dist, idx = np.ascontiguousarray(dist), np.ascontiguousarray(idx)
+    y = np.ascontiguousarray(terms, dtype=np.float64)
+    complete = width >= n - 1
+    parts = chunked(
+        lambda lo, hi: _excess_search(dist, idx, y, k, cm, scratch, CROWD_BUDGET, complete, lo, hi),
+        chunks(n, 4 * threads(), minimum=256),
+    )
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+@jit()
+def _excess_search(dist, idx, y, k, cm, scratch, budget, complete, lo, hi):
+    """``s_u`` of :func:`excess_bound` for the records ``lo .. hi − 1``."""
+    width = dist.shape[1]
+    out = np.zeros(hi - lo)
+    stamp = np.zeros(scratch, dtype=np.int64)
+    tick = 1
+    step = cm[2].shape[1] + 1
+    members = np.empty(k, dtype=np.intp)
+    pick = np.empty(k, dtype=np.intp)
+    total = np.empty(k)  # total[p]: Σ y over members[0 .. p]
+    cost = np.zeros(k)  # cost[p]: g of members[0 .. p]
+    shares = np.zeros(k)  # shares[p]: Σ max(0, cost[p] − y_v) over members[0 .. p]
+    low = np.empty(k)
+    for u in range(lo, hi):
+        cap = np.inf if complete else dist[u, width - 1] - y[u]
+        if cap <= 0:
+            continue
+        best = cap / k  # e_u matters only below this
+        members[0] = u
+        total[0] = y[u]
+        spent = 0
+        depth = 0  # members[1 .. depth + 1] are the listed records pick[0 .. depth] name
+        pick[0] = -1
+        gave_up = False
+        while depth >= 0:
+            spent += 1
+            if spent > budget:
+                gave_up = True
+                break
+            pick[depth] += 1
+            i = pick[depth]
+            if i > width - (k - 1 - depth):
+                depth -= 1
+                continue
+            v = idx[u, i]
+            # no crowd with v and what is picked can cost less than these shares
+            if shares[depth] + max(0.0, cost[depth] - y[v], dist[u, i] - y[v]) >= k * best:
+                continue
+            members[depth + 1] = v
+            size = depth + 2
+            g = record_cost(members[:size], cm, stamp, tick)
+            tick += step
+            with_i = total[depth] + y[v]
+            if size == k:
+                best = min(best, g - with_i / k)
+                continue
+            floor = _completion_floor(g, members, size, idx[u], dist[u], y, i + 1, k - size, low)
+            if floor >= k * best:
+                continue
+            total[depth + 1] = with_i
+            cost[depth + 1] = g
+            shares[depth + 1] = _shares(g, members, size, y)
+            depth += 1
+            pick[depth] = i
+        if not gave_up and best < np.inf:
+            out[u - lo] = max(0.0, min(k * best, cap)) / (2 * k - 1)
+    return out
+
+
+@jit()
+def _completion_floor(g, members, size, near, dist, y, start, need, low):
+    """Least ``Σ_{v∈S} (g(S) − y_v)`` over the crowds ``S`` that add ``need`` records listed
+    from ``start`` on to ``members[:size]`` (of cost ``g``): see :func:`excess_bound`."""
+    floor = _shares(g, members, size, y)
+    m = 0  # the ``need`` least shares of the records still to come, sorted, in low[:m]
+    for t in range(start, near.size):
+        share = max(0.0, g - y[near[t]], dist[t] - y[near[t]])
+        if m < need:
+            q = m
+            m += 1
+        elif share < low[m - 1]:
+            q = m - 1
+        else:
+            continue
+        while q > 0 and low[q - 1] > share:
+            low[q] = low[q - 1]
+            q -= 1
+        low[q] = share
+    if m < need:
+        return np.inf
+    for q in range(need):
+        floor += low[q]
+    return floor
+
+
+@jit()
+def _shares(g, members, size, y):
+    """``Σ max(0, g − y_v)`` over ``members[:size]``."""
+    total = 0.0
+    for q in range(size):
+        total += max(0.0, g - y[members[q]])
+    return total

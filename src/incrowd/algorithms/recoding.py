@@ -27,6 +27,7 @@ from ._recoding_bound import (
     CROWD_NEIGHBOURS,
     attribute_bound,
     crowd_bound,
+    excess_bound,
     lattice_bound,
     subset_bound,
 )
@@ -169,7 +170,10 @@ class LocalRecoding(GeneralizedMethod):
         and beyond ``SUBSET_ATTRIBUTES`` attributes); and, for k = 3 to 5 unless every
         attribute is a hierarchy label (where the lattice bound is already each record's
         least charge), at least the least cost of a crowd of the record and ``k − 1`` of its
-        32 nearest records, or its cost with the 32nd if less (:func:`crowd_bound`)
+        48 nearest records, or its cost with the 48th if less (:func:`crowd_bound`); to
+        which, in those cases, each record's least excess of a crowd's cost over the mean
+        of its members' terms is added, a share of a crowd's cost that no per-record term
+        counts (:func:`excess_bound`; on Adult with value sets at k = 5, 3 % more)
 
     Notes
     -----
@@ -265,6 +269,7 @@ class LocalRecoding(GeneralizedMethod):
         terms = np.maximum(pair_bound, cells)
         if crowds:
             terms = np.maximum(terms, crowd_bound(model, k, *near))
+            terms = terms + excess_bound(model, k, *near, terms)
         self.lower_bound_ = float(terms.sum())
         limit = size_limit(k)
         self.max_tree_size_ = limit
