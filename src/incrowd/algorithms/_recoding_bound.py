@@ -33,6 +33,8 @@ members' terms.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -609,18 +611,7 @@ def crowd_bound(model: GeneralizationCost, k: int, dist: np.ndarray, idx: np.nda
     optimum. Where the lists hold every other record the term is the least cost of a crowd
     of ``u`` exactly. Time :math:`O(n · CROWD\\_BUDGET · k b)` at worst; compiled.
     """
-    n, width = dist.shape
-    if k <= 1 or n < k or width < k - 1:
-        return np.zeros(n)
-    cm = model.kernel_args()
-    scratch = max(model.ancestors.shape[2], 1)
-    dist, idx = np.ascontiguousarray(dist), np.ascontiguousarray(idx)
-    complete = width >= n - 1
-    parts = chunked(
-        lambda lo, hi: _crowd_search(dist, idx, k, cm, scratch, CROWD_BUDGET, complete, lo, hi),
-        chunks(n, 4 * threads(), minimum=256),
-    )
-    return np.concatenate(parts)
+    return _searched(_crowd_search, model, k, dist, idx)
 
 
 @jit()
@@ -628,11 +619,8 @@ def _crowd_search(dist, idx, k, cm, scratch, budget, complete, lo, hi):
     """The terms of :func:`crowd_bound` for the records ``lo .. hi − 1``."""
     width = dist.shape[1]
     out = np.zeros(hi - lo)
-    stamp = np.zeros(scratch, dtype=np.int64)
-    tick = 1
-    step = cm[2].shape[1] + 1
-    members = np.empty(k, dtype=np.intp)
-    pick = np.empty(k, dtype=np.intp)
+    stamp, members, pick = _search_state(k, scratch)
+    tick, step = 1, cm[2].shape[1] + 1
     for u in range(lo, hi):
         members[0] = u
         # the term is at most the last listed pair cost: no dearer crowd need be priced
@@ -702,19 +690,35 @@ def excess_bound(
     :math:`O(n · CROWD\\_BUDGET · k (b + W))` at worst, on :func:`~incrowd._runtime.threads`
     threads; compiled.
     """
+    return _searched(_excess_search, model, k, dist, idx, np.asarray(terms, dtype=np.float64))
+
+
+def _searched(
+    search: Any, model: GeneralizationCost, k: int, dist: np.ndarray, idx: np.ndarray, *data: Any
+) -> np.ndarray:
+    """``search(dist, idx, *data, k, cm, scratch, budget, complete, lo, hi)``, one compiled
+    search per record, over ranges of records on :func:`~incrowd._runtime.threads` threads
+    (the kernels release the GIL): its terms for every record."""
     n, width = dist.shape
     if k <= 1 or n < k or width < k - 1:
         return np.zeros(n)
     cm = model.kernel_args()
     scratch = max(model.ancestors.shape[2], 1)
     dist, idx = np.ascontiguousarray(dist), np.ascontiguousarray(idx)
-    y = np.ascontiguousarray(terms, dtype=np.float64)
+    data = tuple(np.ascontiguousarray(d) for d in data)
     complete = width >= n - 1
     parts = chunked(
-        lambda lo, hi: _excess_search(dist, idx, y, k, cm, scratch, CROWD_BUDGET, complete, lo, hi),
+        lambda lo, hi: search(dist, idx, *data, k, cm, scratch, CROWD_BUDGET, complete, lo, hi),
         chunks(n, 4 * threads(), minimum=256),
     )
-    return np.concatenate(parts) if parts else np.zeros(0)
+    return np.concatenate(parts)
+
+
+@jit()
+def _search_state(k, scratch):
+    """A search's scratch: the stamps of :func:`~incrowd.costs.kernels.record_cost`, the
+    crowd's members and the list positions picked."""
+    return np.zeros(scratch, dtype=np.int64), np.empty(k, dtype=np.intp), np.empty(k, dtype=np.intp)
 
 
 @jit()
@@ -722,11 +726,8 @@ def _excess_search(dist, idx, y, k, cm, scratch, budget, complete, lo, hi):
     """``s_u`` of :func:`excess_bound` for the records ``lo .. hi − 1``."""
     width = dist.shape[1]
     out = np.zeros(hi - lo)
-    stamp = np.zeros(scratch, dtype=np.int64)
-    tick = 1
-    step = cm[2].shape[1] + 1
-    members = np.empty(k, dtype=np.intp)
-    pick = np.empty(k, dtype=np.intp)
+    stamp, members, pick = _search_state(k, scratch)
+    tick, step = 1, cm[2].shape[1] + 1
     total = np.empty(k)  # total[p]: Σ y over members[0 .. p]
     cost = np.zeros(k)  # cost[p]: g of members[0 .. p]
     shares = np.zeros(k)  # shares[p]: Σ max(0, cost[p] − y_v) over members[0 .. p]
