@@ -20,12 +20,16 @@ If some candidate is violated, ``s · α`` with ``s = min f' / S`` is feasible (
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import prange
-from scipy.spatial import cKDTree
 
 from .._runtime import jit, threads
 from ..data.kernels import pair_distance
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 __all__ = ["Feasibility", "feasible_scale", "radius_floor", "share_floor", "MAX_PAIRS_PER_ROW"]
 
@@ -206,6 +210,8 @@ def _far_pairs(
     # a sample of the rows first: most inputs that exceed the budget show it there
     sample = far[:: max(1, far.size // SAMPLE)]
     if codes.shape[1] == 0:
+        from scipy.spatial import cKDTree  # on first use: no start-up pays for it
+
         tree = cKDTree(num)
         count = tree.query_ball_point(
             num[sample], alpha[sample], p=norm, return_length=True, workers=threads()

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InfeasibleError
@@ -56,6 +55,8 @@ def lp_duals(
     the LP solution's fractional part (``cuts`` carries the sets found before: one array
     per round, the set of each vertex or −1). Returns the value, the duals and the cuts.
     """
+    from scipy.optimize import linprog  # on first use: no start-up pays for it
+
     A = incidence(n, edges).tocsr()
     if kind == "2":
         res = linprog(weights, A_eq=A, b_eq=2 * np.ones(n), bounds=(0, 1), method="highs")

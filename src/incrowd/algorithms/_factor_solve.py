@@ -20,7 +20,6 @@ from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ..errors import InfeasibleError, ParameterError
 
@@ -156,6 +155,8 @@ def _milp_2_factor(n: int, edges: np.ndarray, weights: np.ndarray) -> Factor:
 
 
 def milp_factor(kind: FactorKind, n: int, edges: np.ndarray, weights: np.ndarray) -> Factor:
+    from scipy.optimize import Bounds, LinearConstraint, milp  # on first use
+
     A = incidence(n, edges)
     res = milp(
         weights,

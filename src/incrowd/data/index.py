@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from functools import cached_property
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .._runtime import chunked, chunks, threads
 from ..errors import ParameterError
@@ -51,6 +51,9 @@ from .kernels import (
     scan_nearest_rows,
 )
 from .live_tree import LiveTree
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 __all__ = ["NeighbourIndex", "SCAN_LISTS_MAX_DISTINCT", "SCAN_MAX_DISTINCT", "WIDE_CODES"]
 
@@ -80,6 +83,14 @@ MAX_PATTERNS = 64
 #: Greedy covering runs on a tree of live counts up to this many dense dimensions (boxes
 #: bound balls poorly in wider embeddings, such as one-hot blocks).
 LIVE_TREE_MAX_DIM = 16
+
+
+def _kd_tree(points: np.ndarray, leafsize: int = 16) -> cKDTree:
+    """scipy's KD-tree, imported on first use: queries over labels scan rows instead, and
+    the import is a tenth of a second of every start-up (the command line, a Dask worker)."""
+    from scipy.spatial import cKDTree
+
+    return cKDTree(points, leafsize=leafsize)
 
 
 class NeighbourIndex:
@@ -242,7 +253,7 @@ class NeighbourIndex:
     def _tree_lists(self, rows: Geometry, q: int) -> tuple[np.ndarray, np.ndarray]:
         points = rows.dense()
         leaf = WIDE_LEAF_SIZE if points.shape[1] > WIDE_DIM else 16
-        tree = cKDTree(points, leafsize=leaf)
+        tree = _kd_tree(points, leafsize=leaf)
         dist, idx = tree.query(points, k=q, p=self.norm, workers=threads())
         dist, idx = np.asarray(dist).reshape(rows.n, q), np.asarray(idx).reshape(rows.n, q)
         return _self_first(dist, idx)
@@ -309,7 +320,7 @@ class NeighbourIndex:
             # search the distinct coordinates, then take rows of the nearest ones
             points, point_of = np.unique(coords, axis=0, return_inverse=True)
             asks, ask_of = np.unique(query, axis=0, return_inverse=True)
-            tree = cKDTree(points, leafsize=WIDE_LEAF_SIZE if points.shape[1] > WIDE_DIM else 16)
+            tree = _kd_tree(points, leafsize=WIDE_LEAF_SIZE if points.shape[1] > WIDE_DIM else 16)
             kq = min(q, points.shape[0])
             _, found = tree.query(asks, k=kq, p=self.norm, workers=threads())
             found = np.asarray(found, dtype=np.intp).reshape(asks.shape[0], kq)
@@ -329,8 +340,8 @@ class NeighbourIndex:
         deduplicate = points.shape[1] >= DEDUP_MIN_DIM and self.n > 1
         if deduplicate and self.n_distinct <= DEDUP_MAX_FRACTION * self.n:
             leaf = WIDE_LEAF_SIZE if points.shape[1] > WIDE_DIM else 64
-            return cKDTree(points[self._distinct[0]], leafsize=leaf), points
-        return cKDTree(points, leafsize=16), points
+            return _kd_tree(points[self._distinct[0]], leafsize=leaf), points
+        return _kd_tree(points, leafsize=16), points
 
     @property
     def deduplicated(self) -> bool:
@@ -485,7 +496,7 @@ class NeighbourIndex:
         """Distances and records of the ``k`` nearest records of each row of ``query``
         (coordinates of the dense embedding)."""
         points = self.points
-        tree = cKDTree(points, leafsize=16)
+        tree = _kd_tree(points, leafsize=16)
         dist, idx = tree.query(query, k=k, p=self.norm, workers=threads())
         return np.asarray(dist).reshape(len(query), k), np.asarray(idx).reshape(len(query), k)
 
@@ -504,7 +515,7 @@ class NeighbourIndex:
             dist = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
             return at[where.ravel()], dist[where.ravel()]
         points = self.points
-        tree = cKDTree(points[centers])
+        tree = _kd_tree(points[centers])
         dist, idx = tree.query(points[who], k=1, p=self.norm, workers=threads())
         return np.asarray(idx, dtype=np.intp), np.asarray(dist)
 
@@ -538,9 +549,9 @@ class SubsetIndex:
             self.local_order = np.argsort(local, kind="stable").astype(np.intp)
             self.local_starts = np.concatenate(([0], np.cumsum(np.bincount(local)))).astype(np.intp)
             if not parent.scans:
-                self.tree = cKDTree(parent._tree[0].data[present], leafsize=64)
+                self.tree = _kd_tree(parent._tree[0].data[present], leafsize=64)
         elif records.size:
-            self.tree = cKDTree(parent.points[records], leafsize=16)
+            self.tree = _kd_tree(parent.points[records], leafsize=16)
 
     def ball(self, record: int, radius: float) -> np.ndarray:
         """Records of the subset within ``radius`` (inclusive) of record ``record``."""
