@@ -262,11 +262,14 @@ class LocalRecoding(GeneralizedMethod):
         crowds = not exact and 3 <= k <= CROWD_BOUND_MAX_K
         if crowds:  # the longer lists first: the index slices them for the shorter
             near = index.neighbours(min(n - 1, CROWD_NEIGHBOURS))
-        dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
-        pair_bound = dist[:, k - 2] if k >= 2 else np.zeros(n)
+        # the forest and the pair bound need k − 1 neighbours; moves, MOVE_CANDIDATES; with
+        # the lattice bound exact the pair bound adds nothing (a record's k − 1 classmates
+        # at its least node are within its least charge)
+        listed = MOVE_CANDIDATES if exact else max(k - 1, MOVE_CANDIDATES)
+        dist, idx = index.neighbours(min(n - 1, listed))
         if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
-        terms = np.maximum(pair_bound, cells)
+        terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
         if crowds:
             terms = np.maximum(terms, crowd_bound(model, k, *near))
             terms = terms + excess_bound(model, k, *near, terms)
@@ -287,7 +290,8 @@ class LocalRecoding(GeneralizedMethod):
         # crowds, which it does not build) and wherever the certificate alone does not prove
         # its ratio for the specialization
         if (self.generalize == "sets" and not ell) or cost > limit * self.lower_bound_:
-            crowds = forest_crowds(dist, idx, k, model, refine=True)
+            crowds = forest_crowds(*index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES))),
+                                   k, model, refine=True)  # fmt: skip
             self.max_tree_size_ = crowds.max_tree_size
             self.paper_cost_ = model.of(crowds.paper)
             assert crowds.refined is not None
