@@ -256,11 +256,11 @@ class LocalRecoding(GeneralizedMethod):
         index = space.index(model.geometry)
         cells = (lattice_bound(model, k) if self.generalize == "levels"
                  else subset_bound(model, k))  # fmt: skip
-        # every attribute a hierarchy label: the lattice bound is each record's least charge;
-        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
+        # every attribute a hierarchy label: the lattice bound is each record's least charge
         exact = cells is not None and self.generalize == "levels" and model.labels_only
-        crowds = not exact and 3 <= k <= CROWD_BOUND_MAX_K
-        if crowds:  # the longer lists first: the index slices them for the shorter
+        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
+        searched = not exact and 3 <= k <= CROWD_BOUND_MAX_K
+        if searched:  # the longer lists first: the index slices them for the shorter
             near = index.neighbours(min(n - 1, CROWD_NEIGHBOURS))
         # the forest and the pair bound need k − 1 neighbours; moves, MOVE_CANDIDATES; with
         # the lattice bound exact the pair bound adds nothing (a record's k − 1 classmates
@@ -270,7 +270,7 @@ class LocalRecoding(GeneralizedMethod):
         if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
         terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
-        if crowds:
+        if searched:
             terms = np.maximum(terms, crowd_bound(model, k, *near))
             terms = terms + excess_bound(model, k, *near, terms)
         self.lower_bound_ = float(terms.sum())
