@@ -330,6 +330,9 @@ def test_the_lattice_bound_is_each_records_least_cost_where_k_share_its_class(se
     tol = 1e-9
     if labels_only and not model.sets.any():
         assert bound == pytest.approx(_least_over_the_lattice(model, k))
+        # so the (k − 1)-th pair cost adds nothing to it (LocalRecoding then skips it)
+        pair = space.index(model.geometry).neighbours(n - 1)[0][:, k - 2]
+        assert (bound >= pair - tol).all()
     assert (bound >= attribute_bound(model, k) - tol).all()
     _, best = optimum(model, n, k)
     assert (bound <= _charges(model, best.labels) + tol).all()
