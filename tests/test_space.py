@@ -147,9 +147,12 @@ def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
         )
         space = MetricSpace.from_table(table, schema, norm=norm)
         q = int(rng.integers(1, min(8, n - 1) + 1))
-        dist, _ = space.knn(q)
+        dist, idx = space.knn(q)
         full = space.pairwise()
         np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :q], atol=1e-12)
+        # each listed record at its listed distance (the scan reads the rows in an order
+        # of its own and maps them back)
+        np.testing.assert_allclose(full[np.arange(n)[:, None], idx], dist, atol=1e-12)
         # ball counts, balls and nearest centers scan the distinct rows too
         r = float(np.quantile(full, rng.uniform(0.05, 0.6))) * (1 + 1e-9)
         np.testing.assert_array_equal(space.radius_count(r), (full <= r).sum(axis=1))
