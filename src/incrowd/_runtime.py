@@ -28,7 +28,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks"]
+__all__ = [
+    "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
+    "in_background",
+]  # fmt: skip
 
 T = TypeVar("T")
 
@@ -176,3 +179,16 @@ def chunked(task: Callable[[int, int], T], ranges: Sequence[tuple[int, int]]) ->
         return [task(lo, hi) for lo, hi in ranges]
     with ThreadPoolExecutor(max_workers=min(threads(), len(ranges))) as pool:
         return list(pool.map(lambda r: task(*r), ranges))
+
+
+def in_background(task: Callable[[], T]) -> Callable[[], T]:
+    """Start ``task`` on a thread of its own while the caller goes on, when this process may
+    use two threads or more (the compiled kernels release the GIL), else run it at once;
+    returns the call that waits for its result (raising what it raised)."""
+    if threads() < 2:
+        result = task()
+        return lambda: result
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(task)
+    pool.shutdown(wait=False)  # the thread ends with the task
+    return future.result

@@ -124,10 +124,9 @@ def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
     n = model.n
     if k <= 1 or n < k:
         return np.zeros(n)
-    columns = _lattice_columns(model, k)
-    offset, ranks, costs, fan, levels = columns
-    if n > LATTICE_RECORDS or np.prod(levels.astype(np.float64)) > LATTICE_NODES:
+    if not lattice_walks(model):
         return None
+    offset, ranks, costs, fan, levels = _lattice_columns(model, k)
     first, inverse, weight = _distinct_rows(model)
     ranks = np.ascontiguousarray(ranks[:, first])
     costs = np.ascontiguousarray(costs[:, first])
@@ -143,6 +142,15 @@ def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
         out,
     )  # fmt: skip
     return out[inverse]
+
+
+def lattice_walks(model: GeneralizationCost) -> bool:
+    """Whether :func:`lattice_bound` walks the lattice of ``model`` (or returns None): at
+    most ``LATTICE_NODES`` nodes — a number or value set has two levels, a hierarchy its
+    height plus one — and at most ``LATTICE_RECORDS`` records."""
+    levels = np.where(model.sets, 2, model.height + 1).astype(np.float64)
+    nodes = 2.0 ** model.num.shape[1] * float(np.prod(levels))
+    return model.n <= LATTICE_RECORDS and nodes <= LATTICE_NODES
 
 
 def _distinct_rows(model: GeneralizationCost) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
