@@ -134,6 +134,25 @@ def test_chunked_runs_every_range_once():
     np.testing.assert_array_equal(np.concatenate(got), np.arange(1000))
 
 
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_a_background_task_gives_its_result_or_its_error(monkeypatch, count):
+    """On its own thread with two threads or more, at once with one; either way the
+    caller gets what it returned, or what it raised, when it asks."""
+    import threading
+
+    monkeypatch.setenv("INCROWD_THREADS", count)
+    where = []
+    result = _runtime.in_background(lambda: where.append(threading.current_thread()) or 7)
+    assert result() == 7
+    assert (where[0] is threading.main_thread()) == (count == "1")
+
+    def fails() -> None:
+        raise ValueError("named")
+
+    with pytest.raises(ValueError, match="named"):
+        _runtime.in_background(fails)()
+
+
 WIDE = textwrap.dedent(
     """
     import resource, sys

@@ -1,23 +1,24 @@
 """k-Anonymity by local recoding: the least generalization loss incrowd finds.
 
 :class:`LocalRecoding` runs the forest algorithm of Aggarwal et al. (for its guarantee) and a
-specialization seeded by iterated global recodings, improves both by moving records, and
-keeps the cheaper. It is the method of ``incrowd anonymize --release generalized`` when no
-``--method`` is given.
+specialization seeded by the cheapest classes of the generalization lattice (or by iterated
+global recodings), improves both by moving records, and keeps the cheaper. It is the method
+of ``incrowd anonymize --release generalized`` when no ``--method`` is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Self
+from typing import ClassVar, Literal, Self
 
 import numpy as np
 
+from .._runtime import in_background
 from ..base import Guarantee, Tags
 from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
-from ..params import CrowdSize, PositiveInt
+from ..params import CrowdSize, OneOf, PositiveInt
 from ..partition import Partition
 from ._forest_core import size_limit
 from ._forest_improve import improve_labels
@@ -29,8 +30,10 @@ from ._recoding_bound import (
     crowd_bound,
     excess_bound,
     lattice_bound,
+    lattice_walks,
     subset_bound,
 )
+from ._recoding_cheapest import cheapest_classes
 from ._recoding_pairs import pair_crowds
 from ._recoding_resplit import resplit_pairs
 from ._recoding_seed import global_classes, mean_classes
@@ -38,6 +41,8 @@ from ._recoding_topdown import specialize
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds
 
 __all__ = ["LocalRecoding", "polish"]
+
+Seeds = Literal["cheapest", "rounds"]
 
 #: Lattice nodes the beam of the mean rule keeps (hierarchy labels): on Adult
 #: (``benchmarks/adult.py``) 4 lose 2–4 % less than a greedy walk (1), 8 another 0.2 %.
@@ -109,10 +114,13 @@ class LocalRecoding(GeneralizedMethod):
     1. the **forest** of Aggarwal et al., *Approximation Algorithms for k-Anonymity*
        (:class:`~incrowd.ForestKAnonymity`): FOREST, DECOMPOSE-COMPONENT, then trees split
        further while that never raises the cost;
-    2. a **specialization**: iterated global recodings of the records not yet placed
-       (ARX's local recoding, with a beam search of the lattice for the least mean cost
-       per kept record; :mod:`incrowd.algorithms._recoding_seed`), each class then split
-       top-down, attribute by attribute, while a split lowers the cost
+    2. a **specialization**: seed classes — with hierarchy labels the classes of ``k``
+       records of any lattice node, taken cheapest first while ``k`` of their records are
+       unplaced (:mod:`incrowd.algorithms._recoding_cheapest`); otherwise, or with
+       ``seeds="rounds"``, iterated global recodings of the records not yet placed (ARX's
+       local recoding, with a beam search of the lattice for the least mean cost per kept
+       record; :mod:`incrowd.algorithms._recoding_seed`) — each then split top-down,
+       attribute by attribute, while a split lowers the cost
        (:mod:`incrowd.algorithms._recoding_topdown`); run for two ways of weighing a
        split's parts;
     3. for pairs (``k = 2``), copies of a row together and the other records in crowds of 2
@@ -183,10 +191,12 @@ class LocalRecoding(GeneralizedMethod):
     crowds may be kept at a higher cost than the forest's; :attr:`approximation_ratio_` is
     then None (the certificate ``cost_ / lower_bound_`` still stands).
 
-    Time: the forest (:class:`~incrowd.ForestKAnonymity`); each global round
+    Time: the forest (:class:`~incrowd.ForestKAnonymity`); the cheapest seeds
+    :math:`O(N m b)` for ``N`` lattice nodes and ``m`` distinct rows, or each global round
     :math:`O(n b \\sum_j l_j \\log n)`; the specialization
     :math:`O(n d b (b + \\log n))` (``d``: depth of the splits); moves compiled. Memory
-    :math:`O(n (k + b))`.
+    :math:`O(n (k + b))` and the seeds' lists of class members (at most ``TABLE_CELLS``
+    two-byte entries; on Adult 5–10 million, 10–20 MB).
 
     Examples
     --------
@@ -202,7 +212,12 @@ class LocalRecoding(GeneralizedMethod):
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
     tags: ClassVar[Tags] = Tags(norm=1, generalized=True)
-    parameters: ClassVar[dict] = {"k": CrowdSize(), **GENERALIZED_PARAMETERS, "l": PositiveInt()}
+    parameters: ClassVar[dict] = {
+        "k": CrowdSize(),
+        **GENERALIZED_PARAMETERS,
+        "l": PositiveInt(),
+        "seeds": OneOf("cheapest", "rounds"),
+    }
 
     def __init__(
         self,
@@ -212,12 +227,14 @@ class LocalRecoding(GeneralizedMethod):
         generalize: GeneralizeForm = "levels",
         loss: LevelLoss = "ncp",
         l: int = 1,  # noqa: E741 - the l of l-diversity
+        seeds: Seeds = "cheapest",
     ) -> None:
         self.k = k
         self.weights = weights
         self.generalize = generalize
         self.loss = loss
         self.l = l
+        self.seeds = seeds
 
     def fit(self, X: object, y: object = None) -> Self:
         """Partition the records of ``X`` into crowds; ``y``: each record's sensitive value,
@@ -254,10 +271,10 @@ class LocalRecoding(GeneralizedMethod):
         cm = model.kernel_args()
         n = space.n
         index = space.index(model.geometry)
-        cells = (lattice_bound(model, k) if self.generalize == "levels"
-                 else subset_bound(model, k))  # fmt: skip
+        sens, ell = self._diversity(n)
+        levels = self.generalize == "levels"
         # every attribute a hierarchy label: the lattice bound is each record's least charge
-        exact = cells is not None and self.generalize == "levels" and model.labels_only
+        exact = levels and model.labels_only and lattice_walks(model)
         # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
         searched = not exact and 3 <= k <= CROWD_BOUND_MAX_K
         if searched:  # the longer lists first: the index slices them for the shorter
@@ -267,17 +284,14 @@ class LocalRecoding(GeneralizedMethod):
         # at its least node are within its least charge)
         listed = MOVE_CANDIDATES if exact else max(k - 1, MOVE_CANDIDATES)
         dist, idx = index.neighbours(min(n - 1, listed))
-        if cells is None:  # too large to walk
-            cells = attribute_bound(model, k)
-        terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
-        if searched:
-            terms = np.maximum(terms, crowd_bound(model, k, *near))
-            terms = terms + excess_bound(model, k, *near, terms)
-        self.lower_bound_ = float(terms.sum())
+        # the certificate's cells are walked on a thread of their own while the crowds form
+        # (after the lists, which take every thread)
+        walked = in_background(
+            lambda: lattice_bound(model, k) if levels else subset_bound(model, k)
+        )
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
-        sens, ell = self._diversity(n)
         candidates = {}
         cost, frag = np.inf, FRAGMENTATION[-1]
         if k > FOREST_WINS_UP_TO_K or ell:
@@ -286,6 +300,14 @@ class LocalRecoding(GeneralizedMethod):
             pairs = pair_crowds(model, space.index(model.geometry))
             if pairs is not None:
                 candidates["factor"], cost = pairs, model.of(pairs)
+        cells = walked()
+        if cells is None:  # too large to walk
+            cells = attribute_bound(model, k)
+        terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
+        if searched:
+            terms = np.maximum(terms, crowd_bound(model, k, *near))
+            terms = terms + excess_bound(model, k, *near, terms)
+        self.lower_bound_ = float(terms.sum())
         # the forest runs where it was measured to win (value sets; pairs; not for l-diverse
         # crowds, which it does not build) and wherever the certificate alone does not prove
         # its ratio for the specialization
@@ -320,7 +342,12 @@ class LocalRecoding(GeneralizedMethod):
         parts (every crowd with ``ell`` distinct ``sens`` codes where it can): its labels,
         cost and weighing."""
         cm = model.kernel_args()
-        if self.generalize == "levels" or ell:
+        cheapest = None
+        if self.seeds == "cheapest" and self.generalize == "levels" and not ell:
+            cheapest = cheapest_classes(model.n, k, cm)
+        if cheapest is not None:
+            seeds = [cheapest]
+        elif self.generalize == "levels" or ell:
             seeds = [mean_classes(model.n, k, cm, BEAM_WIDTH, sens, ell)]
         else:
             top = float(cm[8].sum())
