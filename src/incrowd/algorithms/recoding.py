@@ -16,6 +16,7 @@ import numpy as np
 from .._runtime import in_background
 from ..base import Guarantee, Tags
 from ..costs import GeneralizationCost, GeneralizeForm, LevelLoss
+from ..data.index import NeighbourIndex
 from ..data.space import MetricSpace
 from ..errors import InfeasibleError, ParameterError
 from ..params import CrowdSize, OneOf, PositiveInt
@@ -135,10 +136,11 @@ class LocalRecoding(GeneralizedMethod):
 
     The cheapest result is kept. The specialization runs from ``k = 3``, the factor at
     ``k = 2``; the forest for value sets, where it was measured to win on Adult, and
-    whenever the cost of the other constructions is above
-    ``max(2k − 1, 3k − 5)`` times :attr:`lower_bound_`; so either the certificate proves
-    the forest's ratio or the result costs no more than the forest's crowds, and the
-    forest's guarantee holds.
+    whenever the result so far costs more than ``max(2k − 1, 3k − 5)`` times
+    :attr:`lower_bound_` (its crowds then improved and polished alike); so either the
+    certificate proves the forest's ratio or the result costs no more than the forest's
+    crowds, and the forest's guarantee holds. The certificate's bound is computed on a
+    thread of its own while the crowds form.
 
     Parameters
     ----------
@@ -285,7 +287,7 @@ class LocalRecoding(GeneralizedMethod):
         listed = MOVE_CANDIDATES if exact else max(k - 1, MOVE_CANDIDATES)
         dist, idx = index.neighbours(min(n - 1, listed))
         # the certificate's cells are walked on a thread of their own while the crowds form
-        # (after the lists, which take every thread)
+        # and are improved (after the lists, which take every thread)
         walked = in_background(
             lambda: lattice_bound(model, k) if levels else subset_bound(model, k)
         )
@@ -293,13 +295,38 @@ class LocalRecoding(GeneralizedMethod):
         self.max_tree_size_ = limit
         self.paper_cost_ = None
         candidates = {}
-        cost, frag = np.inf, FRAGMENTATION[-1]
+        frag = FRAGMENTATION[-1]
         if k > FOREST_WINS_UP_TO_K or ell:
-            candidates["specialization"], cost, frag = self._specialize(model, k, sens, ell)
+            candidates["specialization"], _, frag = self._specialize(model, k, sens, ell)
         elif k == 2:
             pairs = pair_crowds(model, space.index(model.geometry))
             if pairs is not None:
-                candidates["factor"], cost = pairs, model.of(pairs)
+                candidates["factor"] = pairs
+        # the forest runs where it was measured to win (value sets; not for l-diverse
+        # crowds, which it does not build), where nothing else was built, and below wherever
+        # the certificate alone does not prove its ratio for the crowds kept
+        if (self.generalize == "sets" and not ell) or not candidates:
+            candidates["forest"] = self._forest(model, index, k)
+        rounds = 1 if ell else RESPLIT_ROUNDS
+        costs, lacking = {}, {}
+
+        def improved(name: str) -> None:
+            labels = candidates[name]
+            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm, sens, ell)
+            costs[name] = model.of(labels)
+            # the forest builds no l-diverse crowds: its crowds lacking diversity would be
+            # merged by the repair, at a cost its own does not show
+            lacking[name] = _lacking(labels, sens, ell) if ell else 0
+
+        def best() -> str:
+            return min(costs, key=lambda name: (lacking[name], costs[name]))
+
+        for name in candidates:
+            improved(name)
+        # l-diverse crowds are polished again after their repair (one round here saves a
+        # second on Adult, the loss within 1 %)
+        polish(candidates[best()], idx, k, model, frag, sens, ell, rounds)
+        costs[best()] = model.of(candidates[best()])
         cells = walked()
         if cells is None:  # too large to walk
             cells = attribute_bound(model, k)
@@ -308,32 +335,27 @@ class LocalRecoding(GeneralizedMethod):
             terms = np.maximum(terms, crowd_bound(model, k, *near))
             terms = terms + excess_bound(model, k, *near, terms)
         self.lower_bound_ = float(terms.sum())
-        # the forest runs where it was measured to win (value sets; pairs; not for l-diverse
-        # crowds, which it does not build) and wherever the certificate alone does not prove
-        # its ratio for the specialization
-        if (self.generalize == "sets" and not ell) or cost > limit * self.lower_bound_:
-            crowds = forest_crowds(*index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES))),
-                                   k, model, refine=True)  # fmt: skip
-            self.max_tree_size_ = crowds.max_tree_size
-            self.paper_cost_ = model.of(crowds.paper)
-            assert crowds.refined is not None
-            candidates["forest"] = crowds.refined
-        costs, lacking = {}, {}
-        for name, labels in candidates.items():
-            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm, sens, ell)
-            costs[name] = model.of(labels)
-            # the forest builds no l-diverse crowds: its crowds lacking diversity would be
-            # merged by the repair, at a cost its own does not show
-            lacking[name] = _lacking(labels, sens, ell) if ell else 0
-        self.construction_ = min(costs, key=lambda name: (lacking[name], costs[name]))
+        if "forest" not in candidates and costs[best()] > limit * self.lower_bound_:
+            candidates["forest"] = self._forest(model, index, k)
+            improved("forest")
+            polish(candidates["forest"], idx, k, model, frag, sens, ell, rounds)
+            costs["forest"] = model.of(candidates["forest"])
+        self.construction_ = best()
         labels = candidates[self.construction_]
-        # l-diverse crowds are polished again after their repair (one round here saves a
-        # second on Adult, the loss within 1 %)
-        polish(labels, idx, k, model, frag, sens, ell, 1 if ell else RESPLIT_ROUNDS)
         self.partition_ = Partition(labels)
-        self.cost_ = model.of(labels)
+        self.cost_ = costs[self.construction_]
         self._proven = (self.cost_ <= limit * self.lower_bound_
                         or self.cost_ <= costs.get("forest", np.inf))  # fmt: skip
+
+    def _forest(self, model: GeneralizationCost, index: NeighbourIndex, k: int) -> np.ndarray:
+        """The forest's crowds, refined (its largest tree and the paper's cost noted)."""
+        n = model.n
+        crowds = forest_crowds(*index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES))),
+                               k, model, refine=True)  # fmt: skip
+        self.max_tree_size_ = crowds.max_tree_size
+        self.paper_cost_ = model.of(crowds.paper)
+        assert crowds.refined is not None
+        return crowds.refined
 
     def _specialize(
         self, model: GeneralizationCost, k: int, sens: np.ndarray | None, ell: int
