@@ -245,22 +245,18 @@ class NeighbourIndex:
     @cached_property
     def _scan_sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(num, codes, entries, weight, row_at)``: the distinct rows as the scans for
-        neighbours read them, position ``p`` holding row ``row_at[p]``. Their code columns
-        go attribute by attribute, the attributes with the fewest codes first, and the rows
-        are sorted by those codes: a scan stops once its window holds the rows sharing the
-        query's leading codes, and such blocks of a two-valued attribute are wide and cheap
-        to pass (Adult, all eight hierarchies: the lists of 8 in 0.65 s against 1.2 s with
-        the attributes in the table's order)."""
+        neighbours read them, position ``p`` holding row ``row_at[p]``, sorted by their
+        codes with the columns in :func:`_column_order`. A scan stops once every row it has
+        not reached differs in a leading column whose least difference costs more than the
+        candidates it holds; the dearest differences first keep that floor high. Measured
+        (lists of 8 to 12, 2 threads): Adult with all eight hierarchies 1.2 → 0.53 s, with
+        age a number 0.95 → 0.55 s, census rows with zip codes (100,000) 49 → 18 s, against
+        the columns in the table's order; two numbers and three flat labels (200,000) about
+        as before (0.6–0.9 s)."""
         num, codes, ent, _, weight = self._scan_rows
-        attribute = self._rows().attribute
         if not codes.shape[1]:
             return num, codes, ent, weight, np.arange(codes.shape[0], dtype=np.intp)
-        # an attribute's codes at its finest level (its first column)
-        first = np.flatnonzero(np.r_[True, attribute[1:] != attribute[:-1]])
-        sizes = np.array([np.unique(codes[:, j]).size for j in first])
-        columns = np.lexsort(
-            (np.arange(attribute.size), np.repeat(sizes, np.diff(np.r_[first, attribute.size])))
-        )
+        columns = _column_order(codes, ent)
         codes = np.ascontiguousarray(codes[:, columns])
         row_at = np.lexsort(codes.T[::-1]).astype(np.intp)  # stable: ties keep the key order
         return (np.ascontiguousarray(num[row_at]), np.ascontiguousarray(codes[row_at]),
@@ -605,6 +601,13 @@ def _members(rows: np.ndarray, counts: np.ndarray, starts: np.ndarray, order: np
     lengths = counts[rows]
     shift = starts[rows] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
     return order[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
+
+
+def _column_order(codes: np.ndarray, ent: np.ndarray) -> np.ndarray:
+    """The order in which the scans read the code columns: the dearest least difference
+    first (a column's smallest entry; ties: the column with more codes first)."""
+    sizes = np.array([np.unique(codes[:, j]).size for j in range(codes.shape[1])])
+    return np.lexsort((-sizes, -ent.min(axis=0)))
 
 
 def _prefix_blocks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
