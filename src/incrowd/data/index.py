@@ -61,12 +61,14 @@ __all__ = ["NeighbourIndex", "SCAN_LISTS_MAX_DISTINCT", "SCAN_MAX_DISTINCT", "WI
 #: many of them.
 SCAN_MAX_DISTINCT = 40_000
 #: Neighbour lists scan the distinct rows up to this many of them when an attribute level is
-#: wide; without one, at any size. Measured (k = 12 lists, 2 threads): census rows with zip
-#: codes, 50,000 / 100,000 / 200,000 rows: scan 9.3 / 33.6 / 150 s, split search 22.9 / 52 /
-#: 140 s; 400,000 rows of two numbers and three labels (no wide level): scan 2.9 s, KD-tree
-#: on the one-hot embedding 106 s; 100,000 rows of six 30-value labels: scan 40 s, KD-tree
-#: stopped after 9 minutes.
-SCAN_LISTS_MAX_DISTINCT = 150_000
+#: wide; without one, at any size. Measured (k = 12 lists, 2 threads; ``python
+#: benchmarks/neighbour_lists.py``): census rows with zip codes, 100,000 / 200,000 rows: scan
+#: 16.2 / 36.3 s, split search 68.2 / 143 s (the scan's columns dearest difference first;
+#: in the table's order it took 47 / 149 s, and 150,000 was the limit); 200,000 rows of
+#: two numbers and three labels (no wide level): scan 0.7 s, KD-tree on the one-hot
+#: embedding 27 s; 100,000 rows of six 30-value labels: scan 42 s, KD-tree stopped after
+#: 10 minutes. Beyond 200,000 rows not measured: the split search is kept there.
+SCAN_LISTS_MAX_DISTINCT = 200_000
 #: An attribute level with more codes than this is searched by agreement, not embedded.
 WIDE_CODES = 64
 #: Groups up to this size are searched by brute force instead of a KD-tree of their own.
