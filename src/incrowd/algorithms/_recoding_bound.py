@@ -41,7 +41,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .._runtime import chunked, chunks, jit, threads
 from ..costs import GeneralizationCost
 from ..costs.kernels import record_cost
-from ._recoding_seed import child_ranks, dense_keys
+from ._recoding_seed import child_ranks, next_lowered, split_classes
 
 __all__ = ["attribute_bound", "crowd_bound", "excess_bound", "lattice_bound", "subset_bound"]
 
@@ -257,32 +257,18 @@ def _walk_lattice(offset, ranks, costs, fan, levels, k, cls0, weight, floor, out
     d = 0
     _keep(rec[0], cls[0], row[0], cnt, 0, k, size, weight, out, lv[0], 0, costs, offset, floor)
     while d >= 0:
-        j = nxt[d]
-        if j >= b or cnt[d] == 0:
+        j = next_lowered(nxt, lv, cnt, d)
+        if j < 0:
             d -= 1
-            continue
-        nxt[d] = j + 1
-        if lv[d, j] == 0:
             continue
         level = lv[d, j] - 1
         r = offset[j] + level
-        f = fan[r]
         m = cnt[d]
-        for t in range(m):
-            key[t] = cls[d, t] * f + ranks[r, rec[d, t]]
-        if n_cls[d] * f > names.size:  # too wide to name densely: compress by sorting
-            dense_keys(key[:m])
-        c = 0
+        c = split_classes(rec[d], cls[d], m, n_cls[d], ranks[r], fan[r], names, key,
+                          rec[d + 1], cls[d + 1])  # fmt: skip
         for t in range(m):
             u = rec[d, t]
-            if names[key[t]] < 0:
-                names[key[t]] = c
-                c += 1
-            rec[d + 1, t] = u
-            cls[d + 1, t] = names[key[t]]
             row[d + 1, t] = row[d, t] + costs[r, u] - costs[r + 1, u]
-        for t in range(m):
-            names[key[t]] = -1
         cnt[d + 1] = m
         n_cls[d + 1] = c
         lv[d + 1] = lv[d]

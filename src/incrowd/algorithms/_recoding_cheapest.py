@@ -32,7 +32,7 @@ import numpy as np
 
 from .._runtime import chunked, chunks, jit, threads
 from ..costs.kernels import record_cost
-from ._recoding_seed import child_ranks, dense_keys
+from ._recoding_seed import child_ranks, next_lowered, split_classes
 
 __all__ = ["TABLE_CELLS", "cheapest_classes"]
 
@@ -83,11 +83,7 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
     names = np.full(8 * m + 1, -1, dtype=np.intp)
     key = np.empty(m, dtype=np.intp)
     held = np.empty(m, dtype=np.bool_)
-    cap = 1024
-    c_cost = np.empty(cap)
-    c_node = np.empty(cap, dtype=np.intp)
-    c_weight = np.empty(cap, dtype=np.int64)
-    c_start = np.empty(cap + 1, dtype=np.intp)
+    c_cost, c_node, c_weight, c_start = _lists(1024)
     n_cand = 0
     pos = 0
     for u in range(m):
@@ -117,12 +113,9 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
                 if named[c] < 0:
                     named[c] = n_big
                     n_big += 1
-                    if n_cand + n_big >= cap:
-                        cap *= 2
-                        c_cost = _grown(c_cost, cap)
-                        c_node = _grown(c_node, cap)
-                        c_weight = _grown(c_weight, cap)
-                        c_start = _grown(c_start, cap + 1)
+                    c_cost, c_node, c_weight, c_start = _room(
+                        c_cost, c_node, c_weight, c_start, n_cand + n_big
+                    )
                     u = rec[d, t]
                     price = 0.0
                     for a in range(b):
@@ -155,29 +148,14 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
                     kept += 1
             cnt[d] = kept
             assert pos - start == kept
-        j = nxt[d]
-        if j >= b or cnt[d] == 0:
+        j = next_lowered(nxt, lv, cnt, d)
+        if j < 0:
             d -= 1
             continue
-        nxt[d] = j + 1
-        if lv[d, j] == 0:
-            continue
         level = lv[d, j] - 1
-        f = fan[j, level]
         mm = cnt[d]
-        for t in range(mm):
-            key[t] = cls[d, t] * f + ranks[offset[j] + level, rec[d, t]]
-        if n_cls[d] * f > names.size:  # too wide to name densely: compress by sorting
-            dense_keys(key[:mm])
-        c = 0
-        for t in range(mm):
-            if names[key[t]] < 0:
-                names[key[t]] = c
-                c += 1
-            rec[d + 1, t] = rec[d, t]
-            cls[d + 1, t] = names[key[t]]
-        for t in range(mm):
-            names[key[t]] = -1
+        c = split_classes(rec[d], cls[d], mm, n_cls[d], ranks[offset[j] + level],
+                          fan[j, level], names, key, rec[d + 1], cls[d + 1])  # fmt: skip
         cnt[d + 1] = mm
         n_cls[d + 1] = c
         lv[d + 1] = lv[d]
@@ -209,11 +187,7 @@ def _cheap_lists(ids, radix, prices, offset, weight, node_levels, k, tau, member
     slot_of = np.empty(m, dtype=np.intp)
     rows_of = np.zeros(m + 1, dtype=np.intp)
     named = np.full(m, -1, dtype=np.intp)
-    cap = 1024
-    c_cost = np.empty(cap)
-    c_node = np.empty(cap, dtype=np.intp)
-    c_weight = np.empty(cap, dtype=np.int64)
-    c_start = np.empty(cap + 1, dtype=np.intp)
+    c_cost, c_node, c_weight, c_start = _lists(1024)
     n_cand = 0
     pos = 0
     for p in range(node_levels.shape[0]):
@@ -248,12 +222,9 @@ def _cheap_lists(ids, radix, prices, offset, weight, node_levels, k, tau, member
         for c in range(n_cls):
             if size[c] >= k and price[c] <= tau:
                 named[c] = n_big
-                if n_cand + n_big >= cap:
-                    cap *= 2
-                    c_cost = _grown(c_cost, cap)
-                    c_node = _grown(c_node, cap)
-                    c_weight = _grown(c_weight, cap)
-                    c_start = _grown(c_start, cap + 1)
+                c_cost, c_node, c_weight, c_start = _room(
+                    c_cost, c_node, c_weight, c_start, n_cand + n_big
+                )
                 c_cost[n_cand + n_big] = price[c]
                 c_node[n_cand + n_big] = node
                 c_weight[n_cand + n_big] = size[c]
@@ -282,9 +253,25 @@ def _cheap_lists(ids, radix, prices, offset, weight, node_levels, k, tau, member
 
 
 @jit()
-def _grown(a, cap):
-    out = np.empty(cap, dtype=a.dtype)
-    out[: a.size] = a
+def _lists(cap):
+    """Empty candidate lists with room for ``cap``: cost, node, weight, start."""
+    return (np.empty(cap), np.empty(cap, dtype=np.intp), np.empty(cap, dtype=np.int64),
+            np.empty(cap + 1, dtype=np.intp))  # fmt: skip
+
+
+@jit()
+def _room(c_cost, c_node, c_weight, c_start, used):
+    """The candidate lists, doubled when candidate ``used`` would not fit."""
+    cap = c_cost.size
+    if used < cap:
+        return c_cost, c_node, c_weight, c_start
+    while used >= cap:
+        cap *= 2
+    out = _lists(cap)
+    out[0][: c_cost.size] = c_cost
+    out[1][: c_node.size] = c_node
+    out[2][: c_weight.size] = c_weight
+    out[3][: c_start.size] = c_start
     return out
 
 

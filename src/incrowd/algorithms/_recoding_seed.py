@@ -158,6 +158,43 @@ def _keys(cls, n_cls, lv, j, columns, fan, key, width):
 
 
 @jit()
+def next_lowered(nxt, lv, cnt, d):
+    """The next attribute a lattice walk lowers below its node at depth ``d`` (levels
+    ``lv[d]``; ``nxt[d]``: the first not yet tried, advanced past it), or −1 when none is
+    left or no record is: each node is reached once, lowering attributes in order."""
+    b = lv.shape[1]
+    while cnt[d] > 0 and nxt[d] < b:
+        j = nxt[d]
+        nxt[d] = j + 1
+        if lv[d, j] > 0:
+            return j
+    return -1
+
+
+@jit()
+def split_classes(rec, cls, m, n_cls, ranks, f, names, key, rec_out, cls_out):
+    """One step down a lattice walk: the classes ``cls[:m]`` (``n_cls`` of them) of the
+    records ``rec[:m]`` split by each record's rank among its node's siblings
+    (``ranks[u]``, fewer than ``f``), into ``rec_out`` / ``cls_out`` in the same order;
+    returns the number of classes. ``names`` (−1 everywhere, left so) numbers the keys;
+    ``key``: scratch."""
+    for t in range(m):
+        key[t] = cls[t] * f + ranks[rec[t]]
+    if n_cls * f > names.size:  # too wide to name densely: compress by sorting
+        dense_keys(key[:m])
+    c = 0
+    for t in range(m):
+        if names[key[t]] < 0:
+            names[key[t]] = c
+            c += 1
+        rec_out[t] = rec[t]
+        cls_out[t] = names[key[t]]
+    for t in range(m):
+        names[key[t]] = -1
+    return c
+
+
+@jit()
 def dense_keys(key):
     """Renumber ``key`` in place ``0 ..`` by sorting (equal keys, equal numbers); returns
     how many distinct keys there are."""
