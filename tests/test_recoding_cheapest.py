@@ -121,3 +121,18 @@ def test_the_seeds_give_way_to_the_rounds_beyond_their_table(monkeypatch) -> Non
     monkeypatch.setattr(recoding, "cheapest_classes", lambda n, k, cm: None)
     capped = LocalRecoding(k=3, seeds="cheapest").fit(space)
     assert capped.labels_.tolist() == rounds.labels_.tolist()
+
+
+def test_rows_past_two_bytes_are_listed_in_four(monkeypatch) -> None:
+    """Tables of more than 65,536 distinct rows list them in four-byte numbers: the same
+    seeds."""
+    import incrowd.algorithms._recoding_cheapest as cheapest
+
+    _, model = _labels_model(7, 3)
+    short = cheapest_classes(model.n, 3, model.kernel_args())
+    monkeypatch.setattr(cheapest, "_ROWS_SHORT", 0)
+    assert cheapest._members(4, 2).dtype == np.int32
+    wide = cheapest_classes(model.n, 3, model.kernel_args())
+    assert short is not None and wide is not None
+    for a, b in zip(short, wide, strict=True):
+        assert a.tolist() == b.tolist()

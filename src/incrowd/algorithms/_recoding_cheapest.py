@@ -332,7 +332,7 @@ def _levels(c_node: np.ndarray, height: np.ndarray) -> np.ndarray:
 def _members(rows: int, nodes: int) -> np.ndarray:
     """Room for the rows of every candidate: a row lies in one class per node (pages never
     written are never taken)."""
-    return np.empty(rows * nodes, dtype=np.uint16 if rows <= _ROWS_SHORT else np.intp)
+    return np.empty(rows * nodes, dtype=np.uint16 if rows <= _ROWS_SHORT else np.int32)
 
 
 def _row_tables(cm: tuple, rows: np.ndarray) -> tuple[np.ndarray, ...]:
