@@ -286,11 +286,20 @@ class LocalRecoding(GeneralizedMethod):
         # at its least node are within its least charge)
         listed = MOVE_CANDIDATES if exact else max(k - 1, MOVE_CANDIDATES)
         dist, idx = index.neighbours(min(n - 1, listed))
-        # the certificate's cells are walked on a thread of their own while the crowds form
+
+        # the certificate's bound is computed on a thread of its own while the crowds form
         # and are improved (after the lists, which take every thread)
-        walked = in_background(
-            lambda: lattice_bound(model, k) if levels else subset_bound(model, k)
-        )
+        def bound() -> float:
+            cells = lattice_bound(model, k) if levels else subset_bound(model, k)
+            if cells is None:  # too large to walk
+                cells = attribute_bound(model, k)
+            terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
+            if searched:
+                terms = np.maximum(terms, crowd_bound(model, k, *near))
+                terms = terms + excess_bound(model, k, *near, terms)
+            return float(terms.sum())
+
+        bounded = in_background(bound)
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
@@ -327,14 +336,7 @@ class LocalRecoding(GeneralizedMethod):
         # second on Adult, the loss within 1 %)
         polish(candidates[best()], idx, k, model, frag, sens, ell, rounds)
         costs[best()] = model.of(candidates[best()])
-        cells = walked()
-        if cells is None:  # too large to walk
-            cells = attribute_bound(model, k)
-        terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
-        if searched:
-            terms = np.maximum(terms, crowd_bound(model, k, *near))
-            terms = terms + excess_bound(model, k, *near, terms)
-        self.lower_bound_ = float(terms.sum())
+        self.lower_bound_ = bounded()
         if "forest" not in candidates and costs[best()] > limit * self.lower_bound_:
             candidates["forest"] = self._forest(model, index, k)
             improved("forest")
