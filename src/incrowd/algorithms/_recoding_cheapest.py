@@ -2,7 +2,8 @@
 
 A candidate is a class of a lattice node — the records that share their hierarchy labels at
 the node's levels — holding at least ``k`` records; every member would pay the same cost
-there. Taken in order of that cost (ties: the larger class first), a candidate becomes a
+there. Taken in order of that cost (ties: the class with more records unplaced at the start
+of its phase first), a candidate becomes a
 class of the seeds when at least ``k`` of its members are still unplaced, and takes them
 all. A member never leaves a cheaper class for it: every cheaper candidate holding it was
 taken before (and took it) or had fewer than ``k`` members left, a count that only falls. So
@@ -47,30 +48,20 @@ CHEAP_SHARE = 0.25
 
 
 @jit()
-def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
+def _class_lists(ranks, prices, fan, offset, weight, cls0, k, members):
     """Walk the lattice from the top, each node once (a node lowers attributes from the last
     one lowered on, as :func:`incrowd.algorithms._recoding_bound._walk_lattice`), listing
-    its classes of ``k`` records or more: the candidates. Returns each one's cost per record
-    and node levels' code, and where its rows start in ``members`` (which they fill in
+    its classes of ``k`` records or more: the candidates (the tables of
+    :func:`_row_tables`, for these rows). Returns each one's cost per record, node code and
+    number of records, and where its rows start in ``members`` (which they fill in
     candidate order; one more entry ends the last)."""
-    ancestors, node_cost, height, cw = cm[3], cm[4], cm[5], cm[8]
-    m, b = codes.shape
+    m = weight.size
+    b = offset.size - 1
+    height = np.empty(b, dtype=np.intp)
     depth = 0
-    offset = np.zeros(b + 1, dtype=np.intp)
     for j in range(b):
+        height[j] = offset[j + 1] - offset[j] - 1
         depth += height[j]
-        offset[j + 1] = offset[j] + height[j] + 1
-    # per attribute and level, laid out by row: each row's rank among its node's siblings,
-    # and its cost there
-    ranks = np.zeros((offset[b], m), dtype=np.intp)
-    prices = np.zeros((offset[b], m))
-    for j in range(b):
-        for level in range(height[j] + 1):
-            for u in range(m):
-                v = ancestors[j, level, codes[u, j]]
-                if level < height[j]:
-                    ranks[offset[j] + level, u] = rank[j, level, v]
-                prices[offset[j] + level, u] = cw[j] * node_cost[j, level, v]
     rec = np.empty((depth + 1, m), dtype=np.intp)
     cls = np.empty((depth + 1, m), dtype=np.intp)
     cnt = np.zeros(depth + 1, dtype=np.intp)
@@ -79,7 +70,8 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
     nxt = np.zeros(depth + 1, dtype=np.intp)
     size = np.zeros(m + 1, dtype=np.int64)
     named = np.full(m + 1, -1, dtype=np.intp)
-    rows_of = np.zeros(m + 1, dtype=np.intp)
+    tally = np.zeros(m + 1, dtype=np.intp)
+    group = np.empty(m, dtype=np.intp)
     names = np.full(8 * m + 1, -1, dtype=np.intp)
     key = np.empty(m, dtype=np.intp)
     held = np.empty(m, dtype=np.bool_)
@@ -108,6 +100,7 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
             for t in range(mm):
                 c = cls[d, t]
                 held[t] = size[c] >= k
+                group[t] = -1
                 if not held[t]:
                     continue
                 if named[c] < 0:
@@ -123,19 +116,8 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
                     c_cost[n_cand + named[c]] = price
                     c_node[n_cand + named[c]] = node
                     c_weight[n_cand + named[c]] = size[c]
-                rows_of[named[c]] += 1
-            start = pos
-            for g in range(n_big):  # each class's rows, in class order
-                c_start[n_cand + g] = pos
-                pos += rows_of[g]
-                rows_of[g] = c_start[n_cand + g]
-            for t in range(mm):
-                if held[t]:
-                    g = named[cls[d, t]]
-                    members[rows_of[g]] = rec[d, t]
-                    rows_of[g] += 1
-            for g in range(n_big):
-                rows_of[g] = 0
+                group[t] = named[c]
+            pos = _list_members(rec[d], group, mm, n_big, members, pos, c_start, n_cand, tally)
             n_cand += n_big
             kept = 0
             for t in range(mm):
@@ -147,7 +129,6 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
                     cls[d, kept] = cls[d, t]
                     kept += 1
             cnt[d] = kept
-            assert pos - start == kept
         j = next_lowered(nxt, lv, cnt, d)
         if j < 0:
             d -= 1
@@ -155,7 +136,7 @@ def _class_lists(codes, weight, cm, rank, fan, cls0, k, members):
         level = lv[d, j] - 1
         mm = cnt[d]
         c = split_classes(rec[d], cls[d], mm, n_cls[d], ranks[offset[j] + level],
-                          fan[j, level], names, key, rec[d + 1], cls[d + 1])  # fmt: skip
+                          fan[offset[j] + level], names, key, rec[d + 1], cls[d + 1])  # fmt: skip
         cnt[d + 1] = mm
         n_cls[d + 1] = c
         lv[d + 1] = lv[d]
@@ -185,7 +166,9 @@ def _cheap_lists(ids, radix, prices, offset, weight, node_levels, k, tau, member
     size = np.zeros(m, dtype=np.int64)
     price = np.empty(m)
     slot_of = np.empty(m, dtype=np.intp)
-    rows_of = np.zeros(m + 1, dtype=np.intp)
+    tally = np.zeros(m + 1, dtype=np.intp)
+    group = np.empty(m, dtype=np.intp)
+    every = np.arange(m)
     named = np.full(m, -1, dtype=np.intp)
     c_cost, c_node, c_weight, c_start = _lists(1024)
     n_cand = 0
@@ -230,26 +213,37 @@ def _cheap_lists(ids, radix, prices, offset, weight, node_levels, k, tau, member
                 c_weight[n_cand + n_big] = size[c]
                 n_big += 1
         for u in range(m):
-            g = named[cls[u]]
-            if g >= 0:
-                rows_of[g] += 1
-        for g in range(n_big):
-            c_start[n_cand + g] = pos
-            pos += rows_of[g]
-            rows_of[g] = c_start[n_cand + g]
-        for u in range(m):
-            g = named[cls[u]]
-            if g >= 0:
-                members[rows_of[g]] = u
-                rows_of[g] += 1
-        for g in range(n_big):
-            rows_of[g] = 0
+            group[u] = named[cls[u]]
+        pos = _list_members(every, group, m, n_big, members, pos, c_start, n_cand, tally)
         for c in range(n_cls):
             size[c] = 0
             named[c] = -1
         n_cand += n_big
     c_start[n_cand] = pos
     return c_cost[:n_cand], c_node[:n_cand], c_weight[:n_cand], c_start[: n_cand + 1]
+
+
+@jit()
+def _list_members(rows, group, count, n_big, members, pos, c_start, first, tally):
+    """Write ``rows[t]`` of every ``group[t]`` ≥ 0 (``t < count``; groups ``0 ..
+    n_big − 1``) into ``members`` from ``pos``, each group's together and in group order;
+    group ``g`` starts at ``c_start[first + g]``. Returns the position after them
+    (``tally``: zeros, left so)."""
+    for t in range(count):
+        if group[t] >= 0:
+            tally[group[t]] += 1
+    for g in range(n_big):
+        c_start[first + g] = pos
+        pos += tally[g]
+        tally[g] = c_start[first + g]
+    for t in range(count):
+        g = group[t]
+        if g >= 0:
+            members[tally[g]] = rows[t]
+            tally[g] += 1
+    for g in range(n_big):
+        tally[g] = 0
+    return pos
 
 
 @jit()
@@ -337,35 +331,46 @@ def _members(rows: int, nodes: int) -> np.ndarray:
 
 def _row_tables(cm: tuple, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per attribute and level (row ``offset[j] + l``), laid out by distinct row: the
-    number of the row's label among the labels of that level present, and its cost there;
-    each level's number of labels, and the offsets."""
+    number of the row's label among the labels of that level present (of ``radix``), its
+    cost there, and its rank among its label's siblings (of ``fan``); and the offsets."""
     ancestors, node_cost, height, cw = cm[3], cm[4], cm[5], cm[8]
+    rank, fan = child_ranks(cm)
     b = rows.shape[1]
     offset = np.r_[0, np.cumsum(np.asarray(height) + 1)].astype(np.intp)
     ids = np.empty((offset[b], rows.shape[0]), dtype=np.int64)
     prices = np.empty((offset[b], rows.shape[0]))
+    ranks = np.zeros((offset[b], rows.shape[0]), dtype=np.intp)
     radix = np.empty(offset[b], dtype=np.int64)
+    fans = np.ones(offset[b], dtype=np.intp)
     for j in range(b):
         for level in range(int(height[j]) + 1):
             node = ancestors[j, level, rows[:, j]]
             present, ids[offset[j] + level] = np.unique(node, return_inverse=True)
             radix[offset[j] + level] = present.size
             prices[offset[j] + level] = cw[j] * node_cost[j, level, node]
-    return ids, radix, prices, offset
+            if level < height[j]:
+                ranks[offset[j] + level] = rank[j, level, node]
+                fans[offset[j] + level] = fan[j, level]
+    return ids, radix, prices, ranks, fans, offset
 
 
-def _walked(rows: np.ndarray, weight: np.ndarray, cm: tuple, k: int) -> tuple[np.ndarray, ...]:
-    """Every candidate of ``rows`` (:func:`_class_lists`) and their member lists."""
-    b = rows.shape[1]
-    height = np.asarray(cm[5], dtype=np.intp)
-    rank, fan = child_ranks(cm)
-    top = np.zeros(rows.shape[0], dtype=np.int64)
+def _walked(
+    tables: tuple[np.ndarray, ...], rest: np.ndarray, weight: np.ndarray, k: int
+) -> tuple[np.ndarray, ...]:
+    """Every candidate of the rows ``rest`` (:func:`_class_lists`) and their member
+    lists, numbered among ``rest``."""
+    ids, _, prices, ranks, fans, offset = tables
+    b = offset.size - 1
+    top = np.zeros(rest.size, dtype=np.int64)
     for j in range(b):  # the classes at the top (one unless a hierarchy has several roots)
-        node = cm[3][j, height[j], rows[:, j]]
-        top = top * (int(node.max()) + 1) + node
+        label = ids[offset[j + 1] - 1, rest]
+        top = top * (int(label.max()) + 1) + label
     cls0 = np.unique(top, return_inverse=True)[1].ravel().astype(np.intp)
-    members = _members(rows.shape[0], int(np.prod(height + 1)))
-    return (*_class_lists(rows, weight, cm, rank, fan, cls0, k, members), members)
+    members = _members(rest.size, int(np.prod(np.diff(offset))))
+    lists = _class_lists(np.ascontiguousarray(ranks[:, rest]),
+                         np.ascontiguousarray(prices[:, rest]), fans, offset, weight[rest],
+                         cls0, k, members)  # fmt: skip
+    return (*lists, members)
 
 
 def _first_phase(
@@ -409,7 +414,8 @@ def cheapest_classes(
     inverse, weight = inverse.ravel(), weight.astype(np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     m = rows.shape[0]
-    ids, radix, prices, offset = _row_tables(cm, rows)
+    tables = _row_tables(cm, rows)
+    ids, radix, prices, _, _, offset = tables
     if np.log2(radix.astype(np.float64)).max(initial=0.0) * b > 62:
         return None  # the labels of a row no longer fit one 64-bit key
     tau = share * float(np.sum(cm[8]))
@@ -431,7 +437,7 @@ def cheapest_classes(
     if weight[rest].sum() >= k:  # the second phase, over the rows left
         if rest.size * int(np.prod(height + 1)) > cells:
             return None
-        c_cost, c_node, c_weight, c_start, members = _walked(rows[rest], weight[rest], cm, k)
+        c_cost, c_node, c_weight, c_start, members = _walked(tables, rest, weight, k)
         order = np.lexsort((-c_weight, c_cost)).astype(np.intp)
         later, taken = _cheapest_first(members, c_start[:-1], c_start[1:], order, weight[rest], k)
         del members

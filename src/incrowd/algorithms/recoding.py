@@ -308,7 +308,7 @@ class LocalRecoding(GeneralizedMethod):
         if k > FOREST_WINS_UP_TO_K or ell:
             candidates["specialization"], _, frag = self._specialize(model, k, sens, ell)
         elif k == 2:
-            pairs = pair_crowds(model, space.index(model.geometry))
+            pairs = pair_crowds(model, index)
             if pairs is not None:
                 candidates["factor"] = pairs
         # the forest runs where it was measured to win (value sets; not for l-diverse
