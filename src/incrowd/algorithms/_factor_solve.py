@@ -8,8 +8,8 @@
   entering it (a path's last edge primary to primary), so factors and matchings correspond
   at equal weight. (Two copies of the gadget joined secondary to secondary, as in
   ``../shared/notes/solver-measurements.md``, give the same factors with twice the nodes:
-  1.0 s against 0.45 s for the 14,021 lone records of Adult at k = 2; the tests check the
-  factors against brute force.) PyMatching needs integer weights, so weights
+  the matching takes 0.93 s against 0.43 s for the 14,021 lone records of Adult at k = 2;
+  the tests check the factors against brute force.) PyMatching needs integer weights, so weights
   are rounded to a grid; the result is optimal for the rounded weights and within
   ``n × step`` of the true optimum (``step`` = largest weight / 2**21), which we report.
 - 2-factor (every degree 2, cycles of length ≥ 3): a mixed-integer program on the degree

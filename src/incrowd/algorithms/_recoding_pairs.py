@@ -12,7 +12,7 @@ re-splits, loses 0.0198 NCP, against 0.0210 from the forest's crowds; the factor
 whole table (:class:`~incrowd.TwoAnonymity`, certified) loses 0.0199 before any
 improvement, in 35 s. Time: the neighbour lists of the lone records and one matching on a
 graph of ``4 s`` nodes and about ``6 · PAIR_CANDIDATES · s`` edges (``s`` lone records;
-about 1.5 s for ``s`` = 14,021).
+about 1.0 s for ``s`` = 14,021).
 """
 
 from __future__ import annotations
