@@ -41,6 +41,7 @@ from incrowd.algorithms._recoding_seed import (
 )
 from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.exact import optimum, solve
+from incrowd.algorithms.recoding import FOREST_SETS_UP_TO_K
 from incrowd.costs import GeneralizationCost
 from incrowd.costs.kernels import record_cost
 from incrowd.diversity import Diversity
@@ -661,3 +662,20 @@ def test_moves_are_the_same_with_value_counts_kept_or_scanned(seed):
     np.testing.assert_array_equal(results[0], results[1])
     assert model.of(results[0]) <= before
     assert np.bincount(results[0]).min() >= k
+
+
+@pytest.mark.parametrize("k", [FOREST_SETS_UP_TO_K, FOREST_SETS_UP_TO_K + 1])
+def test_value_sets_build_the_forest_only_up_to_its_k(k, monkeypatch) -> None:
+    """Above ``FOREST_SETS_UP_TO_K`` the forest is not built for value sets when the
+    certificate proves its ratio; up to it, it is, and it is kept where it is cheaper."""
+    rng = np.random.default_rng(11)
+    table, schema = random_table(rng, 400, ["numeric", "categorical"])
+    space = MetricSpace.from_table(table, schema, norm=1)
+    built = []
+    forest = LocalRecoding._forest
+    monkeypatch.setattr(LocalRecoding, "_forest",
+                        lambda self, *a: built.append(k) or forest(self, *a))  # fmt: skip
+    mine = LocalRecoding(k=k, generalize="sets").fit(space)
+    assert mine.cost_ <= size_limit(k) * mine.lower_bound_
+    assert built == ([k] if k <= FOREST_SETS_UP_TO_K else [])
+    assert np.bincount(mine.labels_).min() >= k
