@@ -664,18 +664,25 @@ def test_moves_are_the_same_with_value_counts_kept_or_scanned(seed):
     assert np.bincount(results[0]).min() >= k
 
 
-@pytest.mark.parametrize("k", [FOREST_SETS_UP_TO_K, FOREST_SETS_UP_TO_K + 1])
-def test_value_sets_build_the_forest_only_up_to_its_k(k, monkeypatch) -> None:
-    """Above ``FOREST_SETS_UP_TO_K`` the forest is not built for value sets when the
-    certificate proves its ratio; up to it, it is, and it is kept where it is cheaper."""
+@pytest.mark.parametrize("k", [3, FOREST_SETS_UP_TO_K, FOREST_SETS_UP_TO_K + 1])
+def test_value_sets_build_the_forest_up_to_its_k_and_the_specialization_above(
+    k, monkeypatch
+) -> None:
+    """With value sets, the forest alone is built up to ``FOREST_SETS_UP_TO_K`` and the
+    specialization alone above it (the certificate proving the forest's ratio there)."""
     rng = np.random.default_rng(11)
     table, schema = random_table(rng, 400, ["numeric", "categorical"])
     space = MetricSpace.from_table(table, schema, norm=1)
     built = []
-    forest = LocalRecoding._forest
-    monkeypatch.setattr(LocalRecoding, "_forest",
-                        lambda self, *a: built.append(k) or forest(self, *a))  # fmt: skip
+
+    def noted(name: str):
+        method = getattr(LocalRecoding, name)
+        return lambda self, *a: built.append(name) or method(self, *a)
+
+    for name in ("_forest", "_specialize"):
+        monkeypatch.setattr(LocalRecoding, name, noted(name))
     mine = LocalRecoding(k=k, generalize="sets").fit(space)
     assert mine.cost_ <= size_limit(k) * mine.lower_bound_
-    assert built == ([k] if k <= FOREST_SETS_UP_TO_K else [])
+    assert built == (["_forest"] if k <= FOREST_SETS_UP_TO_K else ["_specialize"])
+    assert mine.construction_ == {"_forest": "forest", "_specialize": "specialization"}[built[0]]
     assert np.bincount(mine.labels_).min() >= k
