@@ -21,6 +21,7 @@ __all__ = [
     "PositiveInt",
     "SetupCostValue",
     "Weights",
+    "WholeNumber",
     "check_k",
     "check_seed",
     "outlier_budget",
@@ -163,6 +164,17 @@ class PositiveInt(Constraint):
 
     def describe(self) -> str:
         return "integer >= 1"
+
+
+class WholeNumber(Constraint):
+    def check(self, name: str, value: object, n: int) -> object:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            msg = f"{name} must be a whole number (0, 1, 2, ...), got {value!r}"
+            raise ParameterError(msg)
+        return int(value)
+
+    def describe(self) -> str:
+        return "integer >= 0"
 
 
 class Flag(Constraint):

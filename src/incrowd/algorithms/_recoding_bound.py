@@ -33,7 +33,7 @@ members' terms.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -126,22 +126,43 @@ def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
         return np.zeros(n)
     if not lattice_walks(model):
         return None
+    walk = lattice_rows(model, k)
+    out = np.full(walk.weight.size, np.inf)
+    _walk_lattice(walk.offset, walk.ranks, walk.costs, walk.fan, walk.levels, k, walk.top,
+                  walk.weight, walk.floor, out)  # fmt: skip
+    return out[walk.inverse]
+
+
+class LatticeRows(NamedTuple):
+    """What a walk of the lattice reads, one row per distinct record (see
+    :func:`_lattice_columns`): ``ranks``/``costs`` per attribute level, ``fan``, ``levels``
+    and ``offset``; each row's class at the top, its number of records (``weight``), its
+    ``floor`` per attribute (:func:`attribute_terms`), and each record's row (``inverse``)."""
+
+    offset: np.ndarray
+    ranks: np.ndarray
+    costs: np.ndarray
+    fan: np.ndarray
+    levels: np.ndarray
+    top: np.ndarray
+    weight: np.ndarray
+    floor: np.ndarray
+    inverse: np.ndarray
+
+
+def lattice_rows(model: GeneralizationCost, k: int) -> LatticeRows:
+    """The distinct rows of ``model`` as a walk of its lattice reads them."""
     offset, ranks, costs, fan, levels = _lattice_columns(model, k)
     first, inverse, weight = _distinct_rows(model)
     ranks = np.ascontiguousarray(ranks[:, first])
     costs = np.ascontiguousarray(costs[:, first])
-    top = offset[1:] - 1
     key = np.zeros(first.size, dtype=np.int64)
-    for row in top:  # the classes at the top (one unless a hierarchy has several roots)
+    for row in offset[1:] - 1:  # the classes at the top (one unless a hierarchy has several roots)
         key = key * (int(ranks[row].max()) + 1) + ranks[row]
     _, cls = np.unique(key, return_inverse=True)
-    out = np.full(first.size, np.inf)
     floor = np.ascontiguousarray(attribute_terms(model, k)[:, first])
-    _walk_lattice(
-        offset, ranks, costs, fan, levels, k, cls.ravel().astype(np.intp), weight, floor,
-        out,
-    )  # fmt: skip
-    return out[inverse]
+    return LatticeRows(offset, ranks, costs, fan, levels, cls.ravel().astype(np.intp), weight,
+                       floor, inverse)  # fmt: skip
 
 
 def lattice_walks(model: GeneralizationCost) -> bool:
