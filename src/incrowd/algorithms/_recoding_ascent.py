@@ -106,34 +106,47 @@ def ascent_bound(
 
 
 @jit()
-def _top_k(vals, wts, m, k, scratch):
-    """The sum of the ``k`` largest of ``vals[:m]`` (``wts`` copies each) and the ``k``-th
-    largest."""
-    if m > k:  # the k largest rows hold at least k copies: select them, then sort those
-        scratch[:m] = vals[:m]
-        cut = np.partition(scratch[:m], m - k)[m - k]
-    else:
-        cut = -np.inf
-    idx = np.empty(m, dtype=np.intp)
-    c = 0
-    for i in range(m):
-        if vals[i] >= cut:
-            idx[c] = i
-            c += 1
-    sel = idx[:c]
-    order = np.argsort(-vals[sel])
-    got = 0
+def _top_k(vals, wts, m, k):
+    """The sum of the ``k`` largest of ``vals[:m]`` (``wts[i]`` copies of ``vals[i]``; at
+    least ``k`` in all) and the ``k``-th largest, by a three-way quickselect that reorders
+    both in place: expected time O(m)."""
+    lo, hi = 0, m
+    need = k
     total = 0.0
-    theta = 0.0
-    for t in range(c):
-        i = sel[order[t]]
-        take = min(wts[i], k - got)
-        total += take * vals[i]
-        got += take
-        if got >= k:
-            theta = vals[i]
-            break
-    return total, theta
+    while True:
+        pivot = vals[lo + (hi - lo) // 2]
+        # [lo, gt): above the pivot, [gt, i): equal, [lt, hi): below
+        gt, i, lt = lo, lo, hi
+        while i < lt:
+            v = vals[i]
+            if v > pivot:
+                vals[i], vals[gt] = vals[gt], v
+                wts[i], wts[gt] = wts[gt], wts[i]
+                gt += 1
+                i += 1
+            elif v < pivot:
+                lt -= 1
+                vals[i], vals[lt] = vals[lt], v
+                wts[i], wts[lt] = wts[lt], wts[i]
+            else:
+                i += 1
+        above = 0
+        for t in range(lo, gt):
+            above += wts[t]
+        if above >= need:  # the k-th largest lies above the pivot
+            hi = gt
+            continue
+        for t in range(lo, gt):
+            total += wts[t] * vals[t]
+        need -= above
+        equal = 0
+        for t in range(gt, lt):
+            equal += wts[t]
+        if equal >= need:
+            return total + need * pivot, pivot
+        total += equal * pivot
+        need -= equal
+        lo = lt
 
 
 @jit()
@@ -162,7 +175,6 @@ def _ascent_round(offset, ranks, costs, fan, levels, k, cls0, weight, floor, u, 
     order = np.empty(n, dtype=np.intp)
     vals = np.empty(n)
     wts = np.empty(n, dtype=np.intp)
-    scratch = np.empty(n)
     for x in range(n):
         rec[0, x] = x
         cls[0, x] = cls0[x]
@@ -177,8 +189,8 @@ def _ascent_round(offset, ranks, costs, fan, levels, k, cls0, weight, floor, u, 
     low = 0
     while True:
         _price_classes(rec[d], cls[d], row[d], cnt, d, n_cls[d], k, weight, u, lv[d], low,
-                       costs, offset, floor, tol, out, size, follow, start, order, vals, wts,
-                       scratch)  # fmt: skip
+                       costs, offset, floor, tol, out, size, follow, start, order, vals,
+                       wts)  # fmt: skip
         j = -1
         while d >= 0:
             j = next_lowered(nxt, lv, cnt, d)
@@ -206,7 +218,7 @@ def _ascent_round(offset, ranks, costs, fan, levels, k, cls0, weight, floor, u, 
 
 @jit()
 def _price_classes(rec, cls, row, cnt, d, nc, k, weight, u, lv, low, costs, offset, floor, tol,
-                   out, size, follow, start, order, vals, wts, scratch):  # fmt: skip
+                   out, size, follow, start, order, vals, wts):  # fmt: skip
     """Lower ``out`` of the members of each class of ``k`` records at one node by that
     class's raise; keep (in ``rec``/``cls``/``row``, ``cnt[d]``) the members of the classes
     worth following below."""
@@ -253,11 +265,12 @@ def _price_classes(rec, cls, row, cnt, d, nc, k, weight, u, lv, low, costs, offs
             x = rec[order[i]]
             vals[i - lo] = u[x] - row[order[i]]
             wts[i - lo] = weight[x]
-        total, theta = _top_k(vals, wts, hi - lo, k, scratch)
+        total, theta = _top_k(vals, wts, hi - lo, k)
         room = max(-total / k - tol, 0.0)
         for i in range(lo, hi):
-            x = rec[order[i]]
-            a = room + max(theta - vals[i - lo], 0.0)
+            t = order[i]
+            x = rec[t]
+            a = room + max(theta - (u[x] - row[t]), 0.0)
             if a < out[x]:
                 out[x] = a
     kept = 0
