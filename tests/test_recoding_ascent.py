@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, Schema
-from incrowd.algorithms._recoding_ascent import FIRST_CAP, ascent_bound
+from incrowd.algorithms._recoding_ascent import FIRST_CAP, _top_k, ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 from incrowd.algorithms.exact import optimum
 from incrowd.costs import GeneralizationCost
@@ -99,3 +99,18 @@ def test_more_rounds_never_lower_the_bound() -> None:
     assert sums == sorted(sums)
     assert sums[-1] > sums[0]
     assert sums[-1] <= LocalRecoding(k=5).fit(space).cost_ + 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-5, 5), st.integers(1, 4)), min_size=1, max_size=30),
+    st.integers(1, 40),
+)
+def test_the_k_largest_with_copies_match_a_sort(rows, k) -> None:
+    vals = np.array([v / 2 for v, _ in rows])
+    wts = np.array([w for _, w in rows], dtype=np.intp)
+    k = min(k, int(wts.sum()))
+    copies = np.sort(np.repeat(vals, wts))[::-1]
+    total, theta = _top_k(vals.copy(), wts.copy(), len(rows), k)
+    assert total == pytest.approx(copies[:k].sum())
+    assert theta == copies[k - 1]
