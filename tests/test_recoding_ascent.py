@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, Schema
+from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, ParameterError, Schema
 from incrowd.algorithms._recoding_ascent import FIRST_CAP, _top_k, ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 from incrowd.algorithms.exact import optimum
@@ -114,3 +114,18 @@ def test_the_k_largest_with_copies_match_a_sort(rows, k) -> None:
     total, theta = _top_k(vals.copy(), wts.copy(), len(rows), k)
     assert total == pytest.approx(copies[:k].sum())
     assert theta == copies[k - 1]
+
+
+def test_local_recoding_certifies_with_the_ascent_and_bound_rounds_is_checked() -> None:
+    """``bound_rounds`` rounds of ascent give the lower bound: more rounds never less, the
+    crowds the same; a negative number is refused."""
+    rng = np.random.default_rng(9)
+    table, schema = random_table(rng, 300, ["hierarchical", "categorical"])
+    space = MetricSpace.from_table(table, schema, norm=1)
+    fits = [LocalRecoding(k=5, bound_rounds=r).fit(space) for r in (0, 1, 3)]
+    bounds = [fit.lower_bound_ for fit in fits]
+    assert bounds == sorted(bounds) and bounds[-1] > bounds[0]
+    assert all((fit.labels_ == fits[0].labels_).all() for fit in fits)
+    assert bounds[-1] <= fits[0].cost_ + 1e-9
+    with pytest.raises(ParameterError, match="bound_rounds must be a whole number"):
+        LocalRecoding(k=5, bound_rounds=-1).fit(space)

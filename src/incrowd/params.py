@@ -155,26 +155,25 @@ class Interval(Constraint):
         return f"{left}{self.low:g}, {self.high:g}{right}"
 
 
-class PositiveInt(Constraint):
-    def check(self, name: str, value: object, n: int) -> object:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            msg = f"{name} must be a positive integer, got {value!r}"
-            raise ParameterError(msg)
-        return int(value)
-
-    def describe(self) -> str:
-        return "integer >= 1"
-
-
 class WholeNumber(Constraint):
+    """An integer of at least ``least`` (0: a whole number; 1: a positive integer)."""
+
+    least = 0
+    kind = "a whole number (0, 1, 2, ...)"
+
     def check(self, name: str, value: object, n: int) -> object:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-            msg = f"{name} must be a whole number (0, 1, 2, ...), got {value!r}"
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < self.least:
+            msg = f"{name} must be {self.kind}, got {value!r}"
             raise ParameterError(msg)
         return int(value)
 
     def describe(self) -> str:
-        return "integer >= 0"
+        return f"integer >= {self.least}"
+
+
+class PositiveInt(WholeNumber):
+    least = 1
+    kind = "a positive integer"
 
 
 class Flag(Constraint):

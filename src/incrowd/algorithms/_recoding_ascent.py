@@ -51,8 +51,8 @@ import numpy as np
 
 from .._runtime import jit
 from ..costs import GeneralizationCost
-from ._recoding_bound import lattice_rows, lattice_walks
-from ._recoding_seed import next_lowered, split_classes
+from ._recoding_bound import lattice_down, lattice_rows, lattice_top, lattice_walks
+from ._recoding_seed import next_lowered
 
 __all__ = ["ascent_bound"]
 
@@ -156,35 +156,14 @@ def _ascent_round(offset, ranks, costs, fan, levels, k, cls0, weight, floor, u, 
     at its node or below (where each member costs at least its ``floor`` on the attributes
     still to be lowered), is not followed."""
     n = ranks.shape[1]
-    b = levels.size
-    depth = 0
-    for j in range(b):
-        depth += levels[j] - 1
-    rec = np.empty((depth + 1, n), dtype=np.intp)
-    cls = np.empty((depth + 1, n), dtype=np.intp)
-    row = np.empty((depth + 1, n))
-    cnt = np.zeros(depth + 1, dtype=np.intp)
-    n_cls = np.zeros(depth + 1, dtype=np.intp)
-    lv = np.empty((depth + 1, b), dtype=np.intp)
-    nxt = np.zeros(depth + 1, dtype=np.intp)
-    names = np.full(8 * n + 1, -1, dtype=np.intp)
-    key = np.empty(n, dtype=np.intp)
+    walk = lattice_top(offset, costs, levels, cls0)
+    rec, cls, row, cnt, n_cls, lv, nxt, _, _ = walk
     size = np.zeros(n + 2, dtype=np.intp)
     follow = np.zeros(n + 2, dtype=np.bool_)
     start = np.zeros(n + 2, dtype=np.intp)
     order = np.empty(n, dtype=np.intp)
     vals = np.empty(n)
     wts = np.empty(n, dtype=np.intp)
-    for x in range(n):
-        rec[0, x] = x
-        cls[0, x] = cls0[x]
-        row[0, x] = 0.0
-        for j in range(b):
-            row[0, x] += costs[offset[j + 1] - 1, x]
-    cnt[0] = n
-    n_cls[0] = cls0.max() + 1 if n else 0
-    for j in range(b):
-        lv[0, j] = levels[j] - 1
     d = 0
     low = 0
     while True:
@@ -199,19 +178,7 @@ def _ascent_round(offset, ranks, costs, fan, levels, k, cls0, weight, floor, u, 
             d -= 1
         if d < 0:
             break
-        level = lv[d, j] - 1
-        r = offset[j] + level
-        m = cnt[d]
-        c = split_classes(rec[d], cls[d], m, n_cls[d], ranks[r], fan[r], names, key,
-                          rec[d + 1], cls[d + 1])  # fmt: skip
-        for t in range(m):
-            x = rec[d, t]
-            row[d + 1, t] = row[d, t] + costs[r, x] - costs[r + 1, x]
-        cnt[d + 1] = m
-        n_cls[d + 1] = c
-        lv[d + 1] = lv[d]
-        lv[d + 1, j] = level
-        nxt[d + 1] = j
+        lattice_down(walk, d, j, offset, ranks, costs, fan)
         low = j
         d += 1
 

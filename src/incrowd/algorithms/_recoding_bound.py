@@ -250,7 +250,28 @@ def _walk_lattice(offset, ranks, costs, fan, levels, k, cls0, weight, floor, out
     from the last one lowered on, so below it the others keep their levels and those it may
     lower cost at least ``floor`` (a class no member of which can get cheaper below is not
     followed further)."""
-    n = ranks.shape[1]
+    walk = lattice_top(offset, costs, levels, cls0)
+    rec, cls, row, cnt, n_cls, lv, nxt, names, key = walk
+    size = np.zeros(8 * ranks.shape[1] + 1, dtype=np.intp)
+    d = 0
+    _keep(rec[0], cls[0], row[0], cnt, 0, k, size, weight, out, lv[0], 0, costs, offset, floor)
+    while d >= 0:
+        j = next_lowered(nxt, lv, cnt, d)
+        if j < 0:
+            d -= 1
+            continue
+        lattice_down(walk, d, j, offset, ranks, costs, fan)
+        _keep(rec[d + 1], cls[d + 1], row[d + 1], cnt, d + 1, k, size, weight, out, lv[d + 1],
+              j, costs, offset, floor)  # fmt: skip
+        d += 1
+
+
+@jit()
+def lattice_top(offset, costs, levels, cls0):
+    """The state of a walk of the lattice down from its top (one row per distinct record,
+    ``cls0`` their classes there): per depth, the rows left, their classes and costs, and
+    how many; the classes' count, the levels, the next attribute to lower; scratch."""
+    n = costs.shape[1]
     b = levels.size
     depth = 0
     for j in range(b):
@@ -262,7 +283,6 @@ def _walk_lattice(offset, ranks, costs, fan, levels, k, cls0, weight, floor, out
     n_cls = np.zeros(depth + 1, dtype=np.intp)
     lv = np.empty((depth + 1, b), dtype=np.intp)
     nxt = np.zeros(depth + 1, dtype=np.intp)
-    size = np.zeros(8 * n + 1, dtype=np.intp)
     names = np.full(8 * n + 1, -1, dtype=np.intp)
     key = np.empty(n, dtype=np.intp)
     for u in range(n):
@@ -275,29 +295,27 @@ def _walk_lattice(offset, ranks, costs, fan, levels, k, cls0, weight, floor, out
     n_cls[0] = cls0.max() + 1 if n else 0
     for j in range(b):
         lv[0, j] = levels[j] - 1
-    d = 0
-    _keep(rec[0], cls[0], row[0], cnt, 0, k, size, weight, out, lv[0], 0, costs, offset, floor)
-    while d >= 0:
-        j = next_lowered(nxt, lv, cnt, d)
-        if j < 0:
-            d -= 1
-            continue
-        level = lv[d, j] - 1
-        r = offset[j] + level
-        m = cnt[d]
-        c = split_classes(rec[d], cls[d], m, n_cls[d], ranks[r], fan[r], names, key,
-                          rec[d + 1], cls[d + 1])  # fmt: skip
-        for t in range(m):
-            u = rec[d, t]
-            row[d + 1, t] = row[d, t] + costs[r, u] - costs[r + 1, u]
-        cnt[d + 1] = m
-        n_cls[d + 1] = c
-        lv[d + 1] = lv[d]
-        lv[d + 1, j] = level
-        _keep(rec[d + 1], cls[d + 1], row[d + 1], cnt, d + 1, k, size, weight, out, lv[d + 1],
-              j, costs, offset, floor)  # fmt: skip
-        nxt[d + 1] = j
-        d += 1
+    return rec, cls, row, cnt, n_cls, lv, nxt, names, key
+
+
+@jit()
+def lattice_down(walk, d, j, offset, ranks, costs, fan):
+    """One step of a walk (:func:`lattice_top`) from depth ``d`` down to ``d + 1``, lowering
+    attribute ``j`` by one level: classes split, costs updated."""
+    rec, cls, row, cnt, n_cls, lv, nxt, names, key = walk
+    level = lv[d, j] - 1
+    r = offset[j] + level
+    m = cnt[d]
+    c = split_classes(rec[d], cls[d], m, n_cls[d], ranks[r], fan[r], names, key, rec[d + 1],
+                      cls[d + 1])  # fmt: skip
+    for t in range(m):
+        u = rec[d, t]
+        row[d + 1, t] = row[d, t] + costs[r, u] - costs[r + 1, u]
+    cnt[d + 1] = m
+    n_cls[d + 1] = c
+    lv[d + 1] = lv[d]
+    lv[d + 1, j] = level
+    nxt[d + 1] = j
 
 
 @jit()
