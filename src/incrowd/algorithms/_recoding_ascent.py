@@ -51,7 +51,13 @@ import numpy as np
 
 from .._runtime import jit
 from ..costs import GeneralizationCost
-from ._recoding_bound import lattice_down, lattice_rows, lattice_top, lattice_walks
+from ._recoding_bound import (
+    LatticeRows,
+    lattice_down,
+    lattice_rows,
+    lattice_top,
+    lattice_walks,
+)
 from ._recoding_seed import next_lowered
 
 __all__ = ["ascent_bound"]
@@ -77,16 +83,17 @@ def ascent_bound(
     rounds: int,
     first_cap: float = FIRST_CAP,
     growth: float = GROWTH,
+    walk: LatticeRows | None = None,
 ) -> np.ndarray:
     """Per-record terms ``u`` whose sum is at most the cost of every k-anonymization of
     ``model`` (with hierarchy labels, ranges or value sets as two-level attributes; the
     lattice must walk, :func:`lattice_walks`): ``rounds`` rounds of dual ascent from
     ``start``, which must satisfy (*) — the lattice bound does; each raise capped as
     ``FIRST_CAP`` and ``GROWTH`` say (``first_cap = inf``: no cap). Equal records get equal
-    terms. ``rounds = 0`` returns ``start``."""
+    terms. ``rounds = 0`` returns ``start``. ``walk``: :func:`lattice_rows`, when at hand."""
     if rounds <= 0 or k <= 1 or model.n < k or not lattice_walks(model):
         return np.asarray(start, dtype=np.float64)
-    walk = lattice_rows(model, k)
+    walk = walk or lattice_rows(model, k)
     m = walk.weight.size
     u = np.full(m, np.inf)  # equal records start equal (their lattice bound): take the least
     np.minimum.at(u, walk.inverse, np.asarray(start, dtype=np.float64))
@@ -98,6 +105,7 @@ def ascent_bound(
         raise_[:] = cap
         _ascent_round(walk.offset, walk.ranks, walk.costs, walk.fan, walk.levels, k, walk.top,
                       walk.weight, walk.floor, u, tol, raise_)  # fmt: skip
+        raise_[~np.isfinite(raise_)] = 0.0  # a row no class of k holds: the start stands
         if not (raise_ > 0).any():
             break
         u += raise_ * (1.0 - SAFETY)

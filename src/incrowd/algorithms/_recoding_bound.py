@@ -104,7 +104,9 @@ def _value_set(leaves: np.ndarray, k: int, domain: int) -> np.ndarray:
     return (others / (domain - 1))[inverse.ravel()]
 
 
-def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
+def lattice_bound(
+    model: GeneralizationCost, k: int, walk: LatticeRows | None = None
+) -> np.ndarray | None:
     """For every record ``u``: the least cost of ``u`` over the cells that hold ``k``
     records agreeing with ``u`` on them — None when the lattice has more than
     ``LATTICE_NODES`` nodes or the input more than ``LATTICE_RECORDS`` records.
@@ -119,14 +121,14 @@ def lattice_bound(model: GeneralizationCost, k: int) -> np.ndarray | None:
     :func:`attribute_bound`'s cell. So ``u``'s charge is at least its least cost over the
     nodes where ``k`` records share its class, found by one walk of the lattice that drops
     the records whose class fell below ``k``. Time :math:`O(N n)` at worst for ``N`` nodes;
-    far less, as the records drop out.
+    far less, as the records drop out. ``walk``: :func:`lattice_rows`, when at hand.
     """
     n = model.n
     if k <= 1 or n < k:
         return np.zeros(n)
     if not lattice_walks(model):
         return None
-    walk = lattice_rows(model, k)
+    walk = walk or lattice_rows(model, k)
     out = np.full(walk.weight.size, np.inf)
     _walk_lattice(walk.offset, walk.ranks, walk.costs, walk.fan, walk.levels, k, walk.top,
                   walk.weight, walk.floor, out)  # fmt: skip

@@ -32,6 +32,7 @@ from ._recoding_bound import (
     crowd_bound,
     excess_bound,
     lattice_bound,
+    lattice_rows,
     lattice_walks,
     subset_bound,
 )
@@ -321,11 +322,12 @@ class LocalRecoding(GeneralizedMethod):
         # and are improved (after the lists, which take every thread)
         def bound() -> float:
             dual = 0.0
-            cells = lattice_bound(model, k) if levels else subset_bound(model, k)
+            walk = lattice_rows(model, k) if levels and lattice_walks(model) else None
+            cells = lattice_bound(model, k, walk) if levels else subset_bound(model, k)
             if cells is None:  # too large to walk
                 cells = attribute_bound(model, k)
-            elif levels:  # the lattice's dual: a bound of its own, not per record
-                dual = float(ascent_bound(model, k, cells, int(self.bound_rounds)).sum())
+            elif walk is not None:  # the lattice's dual: a bound of its own, not per record
+                dual = float(ascent_bound(model, k, cells, int(self.bound_rounds), walk=walk).sum())
             terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
             if searched:
                 terms = np.maximum(terms, crowd_bound(model, k, *near))
