@@ -38,7 +38,7 @@ bound's); raises are taken a hair short (``SAFETY``) so that rounding in the sum
 break (*). Any smaller raise keeps (*) too: each round's raise is capped (``FIRST_CAP``,
 ``GROWTH``), which lets the walk pass over more classes. On Adult with ARX's eight
 hierarchies (k = 25) the bound goes from the lattice bound's 0.0669 NCP to 0.0814 after one
-round, 0.0901 after two, 0.0947 after three (uncapped: 0.0843, 0.0919, 0.0959, in about
+round, 0.0901 after two, 0.0947 after three (uncapped: 0.0843, 0.0919, 0.0959, in two to
 three times the time); the best crowds incrowd finds there lose 0.1148.
 
 Time per round :math:`O(N m)` for ``N`` nodes and ``m`` distinct rows at worst; classes
