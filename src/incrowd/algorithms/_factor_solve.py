@@ -110,7 +110,8 @@ def _matching_12_factor(n: int, edges: np.ndarray, weights: np.ndarray) -> Facto
     # A constant on every edge between nodes, half of it on every edge to the boundary,
     # turns the minimum T-join over all nodes into a minimum perfect matching with the
     # boundary: each covers every node once, so all cost n times the constant, and a T-join
-    # with a node of degree 3 costs at least one constant more (which exceeds any weight).
+    # with a node of degree 3 costs at least one constant more (more than any one edge's
+    # weight; the check below catches a T-join that still wins, and raises the constant).
     shift = WEIGHT_GRID + 2.0
     u, v = edges[:, 0], edges[:, 1]
     gadget = np.vstack([np.column_stack([u, v]),  # primary – primary
