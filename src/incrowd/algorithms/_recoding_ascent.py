@@ -39,8 +39,8 @@ break (*). Any smaller raise keeps (*) too: each round's raise is capped (``FIRS
 ``GROWTH``), which lets the walk pass over more classes. On Adult with ARX's eight
 hierarchies (k = 25) the bound goes from the lattice bound's 0.0669 NCP to 0.0814 after one
 round, 0.0901 after two, 0.0947 after three (uncapped: 0.0843, 0.0919, 0.0959, in two to
-three times the time) and 0.1024 after fifteen; the
-best crowds incrowd finds there lose 0.1148.
+three times the time) and 0.1024 after fifteen; the best crowds incrowd finds there
+lose 0.1148.
 
 Time per round :math:`O(N m)` for ``N`` nodes and ``m`` distinct rows at worst; classes
 that cannot lower any member's raise, nor can any class below them, are passed over.
