@@ -88,7 +88,13 @@ def test_no_writable_cache_anywhere_still_runs(tmp_path):
 
 
 def test_cache_directory_falls_back_to_a_writable_place(tmp_path, monkeypatch):
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    import numba
+
+    # set first, so that teardown removes what the fallback sets (later tests' subprocesses
+    # would otherwise compile every kernel afresh into the temporary folder)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = []
 
@@ -187,3 +193,61 @@ def test_available_memory_is_at_most_the_machines():
     total = next(int(x.split()[1]) * 1024 for x in Path("/proc/meminfo").read_text().splitlines()
                  if x.startswith("MemTotal:"))  # fmt: skip
     assert 0 < available_memory() <= total
+
+
+def test_stale_kernels_are_dropped_once_and_the_folder_stamped(tmp_path):
+    for name in ("m.f-3.py311.nbi", "m.f-3.py311.1.nbc", "m.cpython-311.pyc"):
+        (tmp_path / name).write_bytes(b"x")
+    assert _runtime.drop_stale_kernels(tmp_path, "one")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "incrowd-sources.key", "m.cpython-311.pyc"
+    ]  # fmt: skip
+    (tmp_path / "m.f-3.py311.nbi").write_bytes(b"x")  # compiled from the same sources
+    assert not _runtime.drop_stale_kernels(tmp_path, "one")
+    assert (tmp_path / "m.f-3.py311.nbi").exists()
+    assert _runtime.drop_stale_kernels(tmp_path, "two")
+    assert not (tmp_path / "m.f-3.py311.nbi").exists()
+    assert (tmp_path / _runtime.SOURCES_STAMP).read_text() == "two"
+
+
+def test_sources_digest_follows_every_file(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("A = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("B = 1\n")
+    first = _runtime.sources_digest(tmp_path)
+    (tmp_path / "sub" / "b.py").write_text("B = 2\n")
+    assert _runtime.sources_digest.__wrapped__(tmp_path) != first
+    (tmp_path / "sub" / "b.py").rename(tmp_path / "sub" / "c.py")
+    assert _runtime.sources_digest.__wrapped__(tmp_path) not in (first, None)
+
+
+def test_a_cached_kernel_follows_a_change_in_a_kernel_it_calls(tmp_path):
+    """numba checks a cached kernel only against its own file; ``f`` compiles in ``g`` from
+    another file, so after ``g`` changes, a cache not stamped with all the sources would
+    still answer with the old ``g``."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(
+        "from incrowd._runtime import jit\nfrom .b import g\n\n\n"
+        "@jit()\ndef f(x):\n    return g(x) + 1\n"
+    )
+    callee = "from incrowd._runtime import jit\n\n\n@jit()\ndef g(x):\n    return x * {}\n"
+    run = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from incrowd import _runtime; _runtime.PACKAGE = Path(sys.argv[1]) / 'pkg'; "
+        "from pkg.a import f; print(f(3))"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def result() -> str:
+        done = subprocess.run([sys.executable, "-c", run, str(tmp_path)], env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    (pkg / "b.py").write_text(callee.format(2))
+    assert result() == "7"
+    assert result() == "7"  # from the cache
+    (pkg / "b.py").write_text(callee.format(30))
+    assert result() == "91"

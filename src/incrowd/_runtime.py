@@ -13,15 +13,21 @@ Our users run on shared servers and in locked-down containers, so:
 - **Compiled kernels** (numba) are cached on disk where possible: next to the package, else
   in the user's cache directory, else in a private temporary directory; where nothing is
   writable (a read-only image, no home directory) they are compiled in memory each run,
-  never failing for want of a cache.
+  never failing for want of a cache. numba checks a cached kernel only against the file
+  that defines it, and a kernel compiles in the kernels it calls from other files: after a
+  change to those (a ``git pull`` in a clone), it would load stale code. So each folder of
+  cached kernels is stamped with a digest of all the package's sources, and emptied of
+  kernels when the stamp differs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import tempfile
+import threading
 import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -133,6 +139,64 @@ def _cache_enabled() -> bool:
     return False
 
 
+#: In each folder of cached kernels: the digest of the sources they were compiled from.
+SOURCES_STAMP = "incrowd-sources.key"
+#: The package's sources, whose digest stamps the cached kernels.
+PACKAGE = Path(__file__).resolve().parent
+_stamped: set[str] = set()
+_stamping = threading.Lock()
+
+
+@functools.cache
+def sources_digest(root: Path | None = None) -> str | None:
+    """A digest of every Python source under ``root`` (default :data:`PACKAGE`; names and
+    contents); None when they cannot be read (then cached kernels are left as numba finds
+    them)."""
+    root = PACKAGE if root is None else root
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def drop_stale_kernels(folder: Path, digest: str) -> bool:
+    """Delete the cached kernels (``*.nbi``, ``*.nbc``) in ``folder`` unless its stamp is
+    ``digest``, and stamp it; True when kernels were dropped. A kernel being loaded by
+    another process meanwhile is compiled afresh there (numba reads a vanished file as a
+    miss)."""
+    stamp = folder / SOURCES_STAMP
+    with contextlib.suppress(OSError):
+        if stamp.read_text() == digest:
+            return False
+    dropped = False
+    for path in folder.glob("*.nb[ic]"):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            dropped = True
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        fresh = folder / f"{SOURCES_STAMP}.{os.getpid()}.{threading.get_ident()}"
+        fresh.write_text(digest)
+        os.replace(fresh, stamp)
+    return dropped
+
+
+def _fresh_cache(dispatcher: Any) -> None:
+    """Check, once per process, the folder ``dispatcher`` caches its kernels in."""
+    folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    digest = sources_digest()
+    if not folder or digest is None:
+        return
+    with _stamping:
+        if folder not in _stamped:
+            _stamped.add(folder)
+            drop_stale_kernels(Path(folder), digest)
+
+
 def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit`` with ``nogil`` and a disk cache wherever one can be kept; ``inline``
     for small helpers called per record in a hot loop (numba then inlines them)."""
@@ -145,9 +209,12 @@ def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[Callable[.
     def wrap(fn: Callable[..., Any]) -> Any:
         if _cache_enabled():
             try:
-                return numba.njit(cache=True, **options)(fn)
+                dispatcher = numba.njit(cache=True, **options)(fn)
             except RuntimeError:  # numba found no usable cache location after all
                 pass
+            else:
+                _fresh_cache(dispatcher)
+                return dispatcher
         return numba.njit(cache=False, **options)(fn)
 
     return wrap
