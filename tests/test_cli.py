@@ -252,6 +252,20 @@ def test_python_dash_m_incrowd_works():
     assert done.returncode == 0 and done.stdout.startswith("incrowd ")
 
 
+def test_help_imports_nothing_heavy():
+    """``incrowd --help`` lists the commands and their defaults without pandas or the
+    compiled kernels (0.2 s instead of 0.9 s on the development machine)."""
+    probe = ("import sys; sys.argv = ['incrowd', 'anonymize', '--help']\n"
+             "from incrowd.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = ('pandas', 'numba', 'scipy', 'sklearn')\n"
+             "print(sorted(m for m in heavy if m in sys.modules))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "--qi" in done.stdout and "generalized" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
     """numba's compiler calls back into Python; SystemExit raised there by the SIGTERM
     handler is swallowed (and reported as unraisable). The next stage must stop, quietly."""

@@ -42,16 +42,18 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from .data.columns import MissingPolicy
-from .data.hierarchy import Hierarchy
-from .data.io import TableFile
-from .data.schema import Schema, is_missing
-from .diversity import Diversity
 from .errors import HierarchyError, InputError, SchemaError
+
+if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads Job's defaults only
+    import pandas as pd
+
+    from .data.columns import MissingPolicy
+    from .data.hierarchy import Hierarchy
+    from .data.io import TableFile
+    from .data.schema import Schema
+    from .diversity import Diversity
 
 __all__ = ["Job", "build_hierarchy", "build_schema", "parse_weights", "with_weights"]
 
@@ -152,6 +154,8 @@ class Job:
         """The l-diversity / t-closeness asked, or None."""
         if self.l is None and self.t is None:
             return None
+        from .diversity import Diversity
+
         return Diversity(l=self.l, l_kind=self.l_kind, c=self.c, t=self.t,  # type: ignore[arg-type]
                          t_kind=self.t_kind)  # type: ignore[arg-type]  # fmt: skip
 
@@ -228,6 +232,11 @@ def _is_builder(spec: str) -> bool:
 
 def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
     """A hierarchy from a spec: a file path, ``prefix``, or ``intervals:w1,w2,...``."""
+    import pandas as pd
+
+    from .data.hierarchy import Hierarchy
+    from .data.schema import is_missing
+
     present = column[~is_missing(column)]
     if spec == "prefix":
         return Hierarchy.from_prefix(present.astype(str), source=f"prefix hierarchy of {name!r}")
@@ -245,6 +254,9 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
 def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:
     """The schema a job describes, with hierarchies resolved against the table (of a
     :class:`TableFile`, only the quasi-identifiers are read)."""
+    from .data.io import TableFile
+    from .data.schema import Schema
+
     if not job.qi:
         msg = "no quasi-identifiers given (--qi a,b,c)"
         raise SchemaError(msg)
