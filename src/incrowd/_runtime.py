@@ -177,11 +177,14 @@ def drop_stale_kernels(folder: Path, digest: str) -> bool:
         with contextlib.suppress(OSError):
             path.unlink()
             dropped = True
-    with contextlib.suppress(OSError):
+    fresh = folder / f"{SOURCES_STAMP}.{os.getpid()}.{threading.get_ident()}"
+    try:
         folder.mkdir(parents=True, exist_ok=True)
-        fresh = folder / f"{SOURCES_STAMP}.{os.getpid()}.{threading.get_ident()}"
         fresh.write_text(digest)
-        os.replace(fresh, stamp)
+        os.replace(fresh, stamp)  # whole or not at all, for a process reading it meanwhile
+    except OSError:
+        with contextlib.suppress(OSError):
+            fresh.unlink()
     return dropped
 
 
