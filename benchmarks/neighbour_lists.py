@@ -9,10 +9,11 @@ with the route incrowd chooses (:data:`incrowd.data.index.SCAN_LISTS_MAX_DISTINC
 - ``mixed``: two numbers and three labels (7, 3 and 30 values), random, 200,000 rows;
 - ``labels``: six labels of 30 values each, random, 100,000 rows;
 - ``zip``: census rows (``make_census``) with the zip code and seven Adult hierarchies,
-  100,000 and 200,000 rows.
+  100,000 and 200,000 rows (with ``--large``: 400,000 and 800,000).
 
     python benchmarks/neighbour_lists.py
     python benchmarks/neighbour_lists.py --scan-only   # the KD-tree routes not timed
+    python benchmarks/neighbour_lists.py --large       # the zip tables of 400,000 and 800,000
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def time_route(name: str, n: int, way: str) -> float:
 
 TABLES = {"mixed": mixed, "labels": labels, "zip": zips}
 CASES = [("mixed", 200_000), ("labels", 100_000), ("zip", 100_000), ("zip", 200_000)]
+LARGE = [("zip", 400_000), ("zip", 800_000)]
 
 
 def main() -> None:
@@ -97,7 +99,7 @@ def main() -> None:
     warm, schema = mixed(3_000)
     incrowd.anonymize(warm, schema, 5, method="forest", seed=1)  # compile the kernels
     rows, lines = [], []
-    for name, n in CASES:
+    for name, n in LARGE if "--large" in sys.argv[1:] else CASES:
         frame, schema = TABLES[name](n)
         scan = route(name, n, "scan")
         split = "not timed" if scan_only else route(name, n, "split")
@@ -113,7 +115,7 @@ def main() -> None:
     print()
     print(table(["table", "rows", "scan s", "KD-tree / split s", "forest release s", "NCP"],
                 lines))  # fmt: skip
-    save("neighbour_lists", rows)
+    save("neighbour_lists_large" if "--large" in sys.argv[1:] else "neighbour_lists", rows)
 
 
 if __name__ == "__main__":
