@@ -686,3 +686,22 @@ def test_value_sets_build_the_forest_up_to_its_k_and_the_specialization_above(
     assert built == (["_forest"] if k <= FOREST_SETS_UP_TO_K else ["_specialize"])
     assert mine.construction_ == {"_forest": "forest", "_specialize": "specialization"}[built[0]]
     assert np.bincount(mine.labels_).min() >= k
+
+
+def test_the_crowd_searches_stop_above_a_number_of_records(monkeypatch) -> None:
+    """The searches of :func:`crowd_bound` and :func:`excess_bound` only raise the bound:
+    above ``CROWD_BOUND_MAX_ROWS`` records they are left out, the crowds are the same and
+    the bound no higher."""
+    from incrowd.algorithms import recoding
+
+    _, space, _ = _random_model(1, 60)  # value sets: the searches run at k = 3
+    calls = []
+    monkeypatch.setattr(recoding, "crowd_bound",
+                        lambda *a: calls.append(1) or crowd_bound(*a))  # fmt: skip
+    searched = LocalRecoding(k=3, generalize="sets").fit(space)
+    assert calls == [1]
+    monkeypatch.setattr(recoding, "CROWD_BOUND_MAX_ROWS", 59)
+    plain = LocalRecoding(k=3, generalize="sets").fit(space)
+    assert calls == [1]
+    assert np.array_equal(plain.labels_, searched.labels_)
+    assert plain.lower_bound_ <= searched.lower_bound_ + 1e-9

@@ -27,6 +27,7 @@ from ._generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._recoding_ascent import ascent_bound
 from ._recoding_bound import (
     CROWD_BOUND_MAX_K,
+    CROWD_BOUND_MAX_ROWS,
     CROWD_NEIGHBOURS,
     attribute_bound,
     crowd_bound,
@@ -200,13 +201,14 @@ class LocalRecoding(GeneralizedMethod):
         cheapest cells within that class (:func:`subset_bound`); both at least the sum over
         attributes of the cheapest cell that covers its value and ``k`` records of the input
         (:func:`attribute_bound`, used instead on lattices above ``LATTICE_NODES`` nodes
-        and beyond ``SUBSET_ATTRIBUTES`` attributes); and, for k = 3 to 5 unless every
-        attribute is a hierarchy label (where the lattice bound is already each record's
-        least charge), at least the least cost of a crowd of the record and ``k − 1`` of its
-        48 nearest records, or its cost with the 48th if less (:func:`crowd_bound`); to
-        which, in those cases, each record's least excess of a crowd's cost over the mean
-        of its members' terms is added, a share of a crowd's cost that no per-record term
-        counts (:func:`excess_bound`; on Adult with value sets at k = 5, 3 % more). With
+        and beyond ``SUBSET_ATTRIBUTES`` attributes); and, for k = 3 to 5 on up to 100,000
+        records (``CROWD_BOUND_MAX_ROWS``) unless every attribute is a hierarchy label
+        (where the lattice bound is already each record's least charge), at least the least
+        cost of a crowd of the record and ``k − 1`` of its 48 nearest records, or its cost
+        with the 48th if less (:func:`crowd_bound`); to which, in those cases, each
+        record's least excess of a crowd's cost over the mean of its members' terms is
+        added, a share of a crowd's cost that no per-record term counts
+        (:func:`excess_bound`; on Adult with value sets at k = 5, 3 % more). With
         hierarchy labels (the lattice walked), the larger of that and ``Σ_u y(u)``, where
         ``y`` are ``bound_rounds`` rounds of dual ascent from ``λ``
         (:func:`~incrowd.algorithms._recoding_ascent.ascent_bound`): numbers such that
@@ -309,7 +311,7 @@ class LocalRecoding(GeneralizedMethod):
         # every attribute a hierarchy label: the lattice bound is each record's least charge
         exact = levels and model.labels_only and lattice_walks(model)
         # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
-        searched = not exact and 3 <= k <= CROWD_BOUND_MAX_K
+        searched = not exact and 3 <= k <= CROWD_BOUND_MAX_K and n <= CROWD_BOUND_MAX_ROWS
         if searched:  # the longer lists first: the index slices them for the shorter
             near = index.neighbours(min(n - 1, CROWD_NEIGHBOURS))
         # the forest and the pair bound need k − 1 neighbours; moves, MOVE_CANDIDATES; with
