@@ -628,7 +628,8 @@ CROWD_BOUND_MAX_K = 5
 #: ... and up to this many records: their lists of ``CROWD_NEIGHBOURS`` cost more than the
 #: release. Census rows with zip codes, k = 5 (the release the same): 100,000 rows 42.7 s
 #: with the searches, 21.1 s without (certified ratio 1.63 against 1.88); 200,000 rows
-#: 126 s against 64 s (1.63 against 1.86); at 500,000 the lists alone took over 8 minutes.
+#: 126 s against 64 s (1.63 against 1.86); at 500,000 the lists were still running after
+#: 5 minutes.
 CROWD_BOUND_MAX_ROWS = 100_000
 
 
