@@ -626,10 +626,9 @@ CROWD_BUDGET = 3_000
 #: from 3.22 to 3.13 but take the release from 3.3 to 13.8 s.
 CROWD_BOUND_MAX_K = 5
 #: ... and up to this many records: their lists of ``CROWD_NEIGHBOURS`` cost more than the
-#: release. Census rows with zip codes, k = 5 (the release the same): 100,000 rows 42.7 s
-#: with the searches, 21.1 s without (certified ratio 1.63 against 1.88); 200,000 rows
-#: 126 s against 64 s (1.63 against 1.86); at 500,000 the lists were still running after
-#: 5 minutes.
+#: release (``python benchmarks/crowd_searches.py``; census rows with zip codes, k = 5, the
+#: release the same): 100,000 rows 39.5 s with the searches, 21.5 s without (certified
+#: ratio 1.63 against 1.88); 200,000 rows 120 s against 53 s (1.63 against 1.86).
 CROWD_BOUND_MAX_ROWS = 100_000
 
 

@@ -68,8 +68,9 @@ MIN_ROUND_GAIN = 0.002
 #: Rounds of dual ascent that raise the certificate's bound with hierarchy labels, on the
 #: thread of the bound while the crowds form. Adult, k = 5 / 10 / 25: the lattice bound's
 #: 0.0318 / 0.0454 / 0.0669 NCP becomes 0.0383 / 0.0551 / 0.0814 after one round (0.5–0.8
-#: s, hidden behind the crowds' work), 0.0413 / 0.0606 / 0.0901 after two, which made the
-#: in-process call 0.7–1.8 s slower.
+#: s, beside the crowds' work: it ends 0.3–1.7 s before them at k = 3–5, with them at k = 10,
+#: 0.2 s after them at k = 25), 0.0413 / 0.0606 / 0.0901 after two, which made the in-process
+#: call 0.7–1.8 s slower.
 ASCENT_ROUNDS = 1
 #: Up to this k the specialization does not run: the forest gives less loss (Adult,
 #: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
