@@ -11,9 +11,9 @@ looks for what would beat them, in neighbourhoods the method itself does not sea
 - **scatter a crowd**: every member of a crowd joins, alone, the crowd (of all crowds, not
   only neighbouring ones) where it adds least; a crowd whose members add less there than
   it costs could be dissolved (each crowd priced apart: an estimate, not a proof);
-- **restarts**: the cheapest-first seeds with every label's price perturbed by up to
-  ``eps`` (relative, uniform), then specialized, moved and polished as the method does,
-  priced at the true costs;
+- **restarts**: the method's specialization (cheapest-first seeds, then splits) with every
+  label's price perturbed by up to ``eps`` (relative, uniform), then moved and polished at
+  the true prices;
 - **agglomerative**: crowds grown bottom-up from the distinct rows, always merging the
   open crowd and neighbour that add least cost (Goldberger & Tassa's agglomerative
   k-anonymization, with the total added cost as distance), the leftovers joining the crowd
@@ -26,6 +26,7 @@ looks for what would beat them, in neighbourhoods the method itself does not sea
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import heapq
 import itertools
 import time
@@ -35,33 +36,25 @@ import numpy as np
 import incrowd
 from incrowd import LocalRecoding, MetricSpace
 from incrowd.algorithms._forest_improve import improve_labels
-from incrowd.algorithms._recoding_cheapest import cheapest_classes
-from incrowd.algorithms._recoding_topdown import specialize
 from incrowd.algorithms.forest import MAX_ROUNDS, MOVE_CANDIDATES
 from incrowd.algorithms.recoding import FRAGMENTATION, polish
 
 
 def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each crowd's label levels and anchor (a member's leaf codes), and each record's cost
-    per record in its crowd."""
-    codes, anc, nc, height = model.codes, model.ancestors, model.node_cost, model.height
-    n, b = codes.shape
+    """Each crowd's label levels and anchor (a member's leaf codes), and what each record
+    pays in its crowd (:meth:`GeneralizationCost.crowd` per member)."""
+    codes, anc, height = model.codes, model.ancestors, model.height
     m = labels.max() + 1
-    levels = np.zeros((m, b), dtype=np.intp)
-    anchor = np.zeros((m, b), dtype=np.intp)
-    price = np.zeros(n)
+    levels = np.zeros((m, codes.shape[1]), dtype=np.intp)
+    anchor = np.zeros_like(levels)
+    price = np.zeros(labels.size)
     for c in range(m):
         members = np.flatnonzero(labels == c)
         anchor[c] = codes[members[0]]
-        total = 0.0
-        for j in range(b):
-            for level in range(height[j] + 1):
-                up = anc[j, level, codes[members, j]]
-                if (up == up[0]).all():
-                    levels[c, j] = level
-                    total += nc[j, level, up[0]]
-                    break
-        price[members] = total
+        price[members] = model.crowd(members) / members.size
+        for j in range(codes.shape[1]):  # the lowest level on which the crowd agrees
+            up = anc[j, : height[j] + 1][:, codes[members, j]]
+            levels[c, j] = np.flatnonzero((up == up[:, :1]).all(axis=1))[0]
     return levels, anchor, price
 
 
@@ -101,8 +94,8 @@ def scatter_gains(model, labels, levels, anchor, price) -> np.ndarray:
     where it adds least."""
     codes, anc, nc = model.codes, model.ancestors, model.node_cost
     sizes = np.bincount(labels)
-    cost = np.array([price[labels == c][0] * sizes[c] for c in range(sizes.size)])
-    rows, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+    cost = np.bincount(labels, weights=price)
+    rows, inverse = np.unique(codes, axis=0, return_inverse=True)
     added = np.empty((rows.shape[0], sizes.size))
     for u, row in enumerate(rows):
         per = np.zeros(sizes.size)
@@ -115,15 +108,12 @@ def scatter_gains(model, labels, levels, anchor, price) -> np.ndarray:
                 level[apart] += 1
             per += nc[j, level, anc[j, level, row[j]]]
         added[u] = per * (sizes + 1) - cost
-    least = np.empty(labels.size)
-    for r in range(labels.size):
-        options = added[inverse.ravel()[r]].copy()
-        options[labels[r]] = np.inf
-        least[r] = options.min()
-    return np.array([cost[c] - least[labels == c].sum() for c in range(sizes.size)])
+    options = added[inverse.ravel()]  # each record's row, its own crowd excluded
+    options[np.arange(labels.size), labels] = np.inf
+    return cost - np.bincount(labels, weights=options.min(axis=1), minlength=sizes.size)
 
 
-def finish(model, labels, idx, k, frag=FRAGMENTATION[-1]) -> np.ndarray:
+def finish(model, labels, idx, k, frag: float = FRAGMENTATION[-1]) -> np.ndarray:
     """Moves and re-splits, as the method improves its constructions."""
     improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, model.kernel_args())
     polish(labels, idx, k, model, frag)
@@ -131,17 +121,11 @@ def finish(model, labels, idx, k, frag=FRAGMENTATION[-1]) -> np.ndarray:
 
 
 def restart(model, idx, k: int, eps: float, rng) -> np.ndarray:
-    """The method's cheapest-first construction with label prices perturbed by ``eps``."""
-    cm = model.kernel_args()
-    noisy = cm[4] * (1.0 + eps * rng.random(cm[4].shape))
-    perm, bounds, levels = cheapest_classes(model.n, k, cm[:4] + (noisy,) + cm[5:])
-    best = None
-    for frag in FRAGMENTATION:
-        labels = np.empty(model.n, dtype=np.intp)
-        labels[perm] = specialize(k, cm, perm, bounds, levels, frag, None, 0)
-        if best is None or model.of(labels) < best[0]:
-            best = (model.of(labels), labels, frag)
-    return finish(model, best[1], idx, k, best[2])
+    """The method's specialization with label prices perturbed by ``eps``."""
+    noisy = model.node_cost * (1.0 + eps * rng.random(model.node_cost.shape))
+    perturbed = dataclasses.replace(model, node_cost=noisy)
+    labels, _, frag = LocalRecoding(k=k)._specialize(perturbed, k, None, 0)
+    return finish(model, labels, idx, k, frag)
 
 
 def agglomerative(model, index, idx, k: int, near: int = 20, keep: int = 40) -> np.ndarray:
