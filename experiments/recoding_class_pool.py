@@ -35,12 +35,10 @@ import itertools
 import time
 
 import numpy as np
-from recoding_local_optimality import crowd_levels
+from recoding_local_optimality import crowd_levels, releases
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
-import incrowd
-from incrowd import LocalRecoding, MetricSpace
 from incrowd.algorithms._recoding_ascent import ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 
@@ -158,13 +156,7 @@ def main() -> None:
     parser.add_argument("--slack", type=float, default=0.3)
     parser.add_argument("--seconds", type=float, default=300.0)
     args = parser.parse_args()
-    data, schema = incrowd.load_adult(age="hierarchy")
-    space = MetricSpace.from_table(data, schema)
-    for k in args.k:
-        est = LocalRecoding(k=k).fit(space)
-        model = est.cost(space)
-        scale = model.n * model.codes.shape[1]  # unit weights: NCP = cost / (n · |Q|)
-        print(f"k = {k}: LocalRecoding NCP {est.cost_ / scale:.5f}", flush=True)
+    for k, _, est, model, scale in releases(args.k):
         u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
         pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack)
@@ -180,7 +172,8 @@ def main() -> None:
         took = time.perf_counter() - start
         bound = getattr(result, "mip_dual_bound", None)
         print(f"  program: {result.message} ({took:.0f} s); proven bound over the pool "
-              f"{bound / scale:.5f} NCP" if bound is not None else "  no bound")  # fmt: skip
+              f"{bound / scale:.5f} NCP" if bound is not None
+              else f"  program: {result.message} ({took:.0f} s): no bound yet")  # fmt: skip
         if result.x is not None:
             labels = release(pool, result.x, rows_of, inverse, model.n)
             sizes = np.bincount(labels)

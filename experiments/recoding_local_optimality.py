@@ -195,20 +195,27 @@ def agglomerative(model, index, idx, k: int, near: int = 20, keep: int = 40) -> 
     return finish(model, labels, idx, k)
 
 
+def releases(ks):
+    """For each ``k``: Adult with ARX's hierarchies, ``LocalRecoding``'s release of it, its
+    cost model and the cost of NCP 1 (printing the release's NCP)."""
+    data, schema = incrowd.load_adult(age="hierarchy")
+    space = MetricSpace.from_table(data, schema)
+    for k in ks:
+        est = LocalRecoding(k=k).fit(space)
+        model = est.cost(space)
+        scale = model.n * model.codes.shape[1]  # unit weights: NCP = cost / (n · |Q|)
+        print(f"k = {k}: LocalRecoding NCP {est.cost_ / scale:.5f}", flush=True)
+        yield k, space, est, model, scale
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, nargs="*", default=[10, 25])
     parser.add_argument("--restarts", type=int, default=5)
     parser.add_argument("--eps", type=float, default=0.05)
     args = parser.parse_args()
-    data, schema = incrowd.load_adult(age="hierarchy")
-    space = MetricSpace.from_table(data, schema)
-    for k in args.k:
-        est = LocalRecoding(k=k).fit(space)
-        model = est.cost(space)
-        scale = model.n * model.codes.shape[1]  # unit weights: NCP = cost / (n · |Q|)
+    for k, space, est, model, scale in releases(args.k):
         labels = est.labels_
-        print(f"k = {k}: LocalRecoding NCP {est.cost_ / scale:.5f}")
         levels, anchor, price = crowd_levels(model, labels)
         start = time.perf_counter()
         gains = open_class_gains(model, labels, k, price)
