@@ -35,24 +35,12 @@ import itertools
 import time
 
 import numpy as np
-from recoding_local_optimality import crowd_levels, releases
+from recoding_local_optimality import crowd_levels, node_classes, releases
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
 from incrowd.algorithms._recoding_ascent import ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
-
-
-def node_classes(model, rows: np.ndarray, node: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Each distinct row's class at ``node`` (numbered from 0) and its price there."""
-    anc, nc = model.ancestors, model.node_cost
-    key = np.zeros(rows.shape[0], dtype=np.int64)
-    price = np.zeros(rows.shape[0])
-    for j, level in enumerate(node):
-        up = anc[j, level, rows[:, j]]
-        key = key * (anc.shape[2] + 1) + up
-        price += nc[j, level, up]
-    return np.unique(key, return_inverse=True)[1].ravel(), price
 
 
 def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):
@@ -92,8 +80,7 @@ def class_pool(model, labels, k, u, eps, slack):
         bounds = np.searchsorted(cls[order], np.arange(size.size + 1))
         for c in sorted(wanted):
             members = order[bounds[c] : bounds[c + 1]]
-            held = np.bincount(now.get(c, []), minlength=rows.shape[0])[members]
-            keep = (cost[members] <= paid[members] + slack) | (held > 0)
+            keep = (cost[members] <= paid[members] + slack) | np.isin(members, now.get(c, []))
             if weight[members[keep]].sum() >= k:
                 pool.append((cost[members[0]], members[keep]))
     return pool, weight, inverse
@@ -140,11 +127,13 @@ def solve(pool, weight, k, seconds):
 def release(pool, counts, rows_of, inverse, n) -> np.ndarray:
     """Crowd labels from the program's counts: each class's count of each row's records."""
     labels = np.full(n, -1, dtype=np.intp)
-    waiting = [list(np.flatnonzero(inverse == r)) for r in range(inverse.max() + 1)]
+    by_row = np.argsort(inverse, kind="stable")  # each row's records, side by side
+    next_of = np.searchsorted(inverse[by_row], np.arange(inverse.max() + 1))
     for p, (_, members) in enumerate(pool):
         for i, r in enumerate(members):
-            for _ in range(int(round(counts[rows_of[p] + i]))):
-                labels[waiting[r].pop()] = p
+            taken = int(round(counts[rows_of[p] + i]))
+            labels[by_row[next_of[r] : next_of[r] + taken]] = p
+            next_of[r] += taken
     return np.unique(labels, return_inverse=True)[1].astype(np.intp)
 
 

@@ -58,24 +58,30 @@ def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return levels, anchor, price
 
 
+def node_classes(model, rows: np.ndarray, node: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's class at lattice ``node`` (numbered from 0) and its price there (``rows``:
+    hierarchy codes, one row per record or per distinct record)."""
+    anc, nc = model.ancestors, model.node_cost
+    key = np.zeros(rows.shape[0], dtype=np.int64)
+    price = np.zeros(rows.shape[0])
+    for j, level in enumerate(node):
+        up = anc[j, level, rows[:, j]]
+        key = key * (anc.shape[2] + 1) + up
+        price += nc[j, level, up]
+    return np.unique(key, return_inverse=True)[1].ravel(), price
+
+
 def open_class_gains(model, labels: np.ndarray, k: int, price: np.ndarray) -> list[float]:
     """The gains of the classes ``k`` records that pay more where they are could form."""
-    codes, anc, nc, height = model.codes, model.ancestors, model.node_cost, model.height
-    n, b = codes.shape
     excess = np.bincount(labels) - k
     gains = []
-    for node in itertools.product(*[range(h + 1) for h in height]):
-        key = np.zeros(n, dtype=np.int64)
-        here = np.zeros(n)
-        for j in range(b):
-            up = anc[j, node[j], codes[:, j]]
-            key = key * (anc.shape[2] + 1) + up
-            here += nc[j, node[j], up]
+    for node in itertools.product(*[range(h + 1) for h in model.height]):
+        every, here = node_classes(model, model.codes, node)
         gain = price - here
         keen = np.flatnonzero(gain > 1e-12)
         if keen.size < k:
             continue
-        _, cls = np.unique(key[keen], return_inverse=True)
+        _, cls = np.unique(every[keen], return_inverse=True)
         for c in np.flatnonzero(np.bincount(cls) >= k):
             members = keen[cls == c]
             given = {}
