@@ -144,15 +144,21 @@ def main() -> None:
     parser.add_argument("--eps", type=float, default=0.05)
     parser.add_argument("--slack", type=float, default=0.3)
     parser.add_argument("--seconds", type=float, default=300.0)
+    parser.add_argument("--duals", help="price the pool by these terms instead (one per "
+                        "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
     for k, _, est, model, scale in releases(args.k):
-        u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
+        if args.duals:
+            u = np.load(args.duals)
+            assert u.shape == (model.n,), f"{args.duals} holds no term per record of Adult"
+        else:
+            u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
         pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack)
         entries = sum(members.size for _, members in pool)
         print(
-            f"  pool: {len(pool)} classes, {entries} (class, row) entries; duals of "
-            f"{args.rounds} ascent rounds, {u.sum() / scale:.5f} NCP "
+            f"  pool: {len(pool)} classes, {entries} (class, row) entries; duals "
+            f"{args.duals or f'of {args.rounds} ascent rounds'}, {u.sum() / scale:.5f} NCP "
             f"({time.perf_counter() - start:.0f} s)",
             flush=True,
         )
