@@ -219,21 +219,13 @@ def main() -> None:
     parser.add_argument("--k", type=int, nargs="*", default=[25])
     parser.add_argument("--rounds", type=int, default=5, help="ascent rounds of the start")
     parser.add_argument("--box", type=float, default=0.1, help="half-width of the box")
-    parser.add_argument(
-        "--between",
-        type=int,
-        default=3,
-        help="rounds of ascent from each box's optimum (0: the box grows)",
-    )
+    parser.add_argument("--between", type=int, default=3,
+                        help="ascent rounds from each box optimum (0: the box grows)")  # fmt: skip
     parser.add_argument("--growth", type=float, default=2.0, help="the box's growth")
     parser.add_argument("--cuts", type=int, default=500, help="most blocks added per program")
-    parser.add_argument(
-        "--block",
-        type=float,
-        default=2.0,
-        help="a violated class enters with its members of largest u − price "
-        "up to this many times k records (0: its k largest as one cut)",
-    )
+    parser.add_argument("--block", type=float, default=2.0,
+                        help="records (times k) of largest u a violated class enters with "
+                        "(0: its k largest, as one cut)")  # fmt: skip
     parser.add_argument("--save", help="write the best proven terms (one per record) to this "
                         "new .npy file (for recoding_class_pool.py --duals; one k)")  # fmt: skip
     parser.add_argument("--minutes", type=float, default=30.0)
