@@ -59,9 +59,9 @@ from pathlib import Path
 
 import highspy
 import numpy as np
-from numba import njit
 from recoding_local_optimality import node_classes, releases
 
+from incrowd._runtime import jit
 from incrowd.algorithms._recoding_ascent import SAFETY, _top_k, ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 
@@ -73,14 +73,14 @@ FEASIBLE = 1e-6
 
 class Lattice:
     """Every class of ``k`` records or more at every lattice node, over the distinct rows:
-    its members (``members[start[c]:start[c + 1]]``), its price and its node."""
+    its members (``members[start[c]:start[c + 1]]``) and its price."""
 
     def __init__(self, model, k: int) -> None:
         rows, inverse, weight = np.unique(model.codes, axis=0, return_inverse=True,
                                           return_counts=True)  # fmt: skip
         self.inverse = inverse.ravel()
         self.weight = weight.astype(np.int64)
-        members, starts, prices, nodes = [], [0], [], []
+        members, starts, prices = [], [0], []
         for node in itertools.product(*[range(h + 1) for h in model.height]):
             cls, price = node_classes(model, rows, node)
             size = np.bincount(cls, weights=weight)
@@ -90,15 +90,13 @@ class Lattice:
             members.append(order.astype(np.int32))
             starts.extend((starts[-1] + np.r_[edges, order.size]).tolist())
             prices.append(price[order[np.r_[0, edges]]] if order.size else [])
-            nodes.extend([node] * (edges.size + 1 if order.size else 0))
         self.members = np.concatenate(members)
         self.start = np.array(starts, dtype=np.int64)
         self.price = np.concatenate(prices).astype(np.float64)
-        self.nodes = nodes
         self.tol = SAFETY * float(self.price.max() + 1.0)
 
 
-@njit(cache=True)
+@jit()  # cached, and dropped when the package's sources (its _top_k) change
 def _scan(u, members, start, price, weight, k, eps, cut_rows, cut_take, cut_class, cut_excess):
     """One pass over every class: each row's ascent step (its least room over its classes,
     negative where a class is violated) and, for the violated classes (up to the buffers'
