@@ -35,7 +35,7 @@ import itertools
 import time
 
 import numpy as np
-from recoding_local_optimality import crowd_levels, node_classes, releases
+from recoding_local_optimality import crowd_levels, crowd_members, node_classes, releases
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
@@ -65,6 +65,7 @@ def class_pool(model, labels, k, u, eps, slack):
     u_row = np.full(rows.shape[0], np.inf)
     np.minimum.at(u_row, inverse, u)
     levels, _, price = crowd_levels(model, labels)
+    held_by = crowd_members(labels)
     paid = np.zeros(rows.shape[0])
     np.maximum.at(paid, inverse, price)
     pool = []
@@ -73,7 +74,7 @@ def class_pool(model, labels, k, u, eps, slack):
         size, top = top_k_sums(cls, u_row - cost, weight, k)
         now: dict[int, list[int]] = {}
         for crowd in np.flatnonzero((levels == node).all(axis=1)):
-            held = inverse[labels == crowd]
+            held = inverse[held_by[crowd]]
             now.setdefault(cls[held[0]], []).extend(held.tolist())
         wanted = set(np.flatnonzero((size >= k) & (top >= -eps * k)).tolist()) | set(now)
         order = np.argsort(cls, kind="stable")

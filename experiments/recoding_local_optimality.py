@@ -40,6 +40,12 @@ from incrowd.algorithms.forest import MAX_ROUNDS, MOVE_CANDIDATES
 from incrowd.algorithms.recoding import FRAGMENTATION, polish
 
 
+def crowd_members(labels: np.ndarray) -> list[np.ndarray]:
+    """Each crowd's records (crowds numbered from 0), by one sort."""
+    order = np.argsort(labels, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(labels[order])) + 1)
+
+
 def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each crowd's label levels and anchor (a member's leaf codes), and what each record
     pays in its crowd (:meth:`GeneralizationCost.crowd` per member)."""
@@ -48,8 +54,7 @@ def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     levels = np.zeros((m, codes.shape[1]), dtype=np.intp)
     anchor = np.zeros_like(levels)
     price = np.zeros(labels.size)
-    for c in range(m):
-        members = np.flatnonzero(labels == c)
+    for c, members in enumerate(crowd_members(labels)):
         anchor[c] = codes[members[0]]
         price[members] = model.crowd(members) / members.size
         for j in range(codes.shape[1]):  # the lowest level on which the crowd agrees

@@ -53,17 +53,19 @@ of 25 records or more (78 million entries) takes about a second:
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import time
 from pathlib import Path
 
 import highspy
 import numpy as np
-from recoding_local_optimality import node_classes, releases
+from recoding_local_optimality import crowd_members, node_classes, releases
 
 from incrowd._runtime import jit
 from incrowd.algorithms._recoding_ascent import SAFETY, _top_k, ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
+from incrowd.data.commit import Output, commit
 
 #: A class counts as violated (a cut to add) when its ``k`` largest ``u − price`` exceed 0
 #: by more than this a record; below it, the simplex's own tolerances. Whatever is left is
@@ -198,9 +200,7 @@ def upper_bound(h, lat: Lattice, est, model, k: int, minutes: float) -> float | 
     box. It has only some of the constraints, so its optimum is at least the relaxation's;
     it is the cheapest fractional release using those classes, which the release's crowds
     make feasible."""
-    labels = est.labels_
-    for c in range(labels.max() + 1):
-        members = np.flatnonzero(labels == c)
+    for members in crowd_members(est.labels_):
         add_block(h, np.unique(lat.inverse[members]), lat.weight,
                   model.crowd(members) / members.size, k)  # fmt: skip
     m = lat.weight.size
@@ -306,9 +306,10 @@ def main() -> None:
             print(f"  the relaxation's optimum is at most {ub / scale:.5f} NCP "
                   f"({time.perf_counter() - t1:.0f} s)" if ub is not None
                   else f"  no upper bound on the relaxation in {args.upper} minutes")  # fmt: skip
-        if args.save:
-            with open(args.save, "xb") as out:  # never over another file
-                np.save(out, center[lat.inverse])
+        if args.save:  # whole or not at all, never over another file
+            terms = center[lat.inverse]
+            commit([Output(Path(args.save), functools.partial(np.save, arr=terms),
+                           lambda _: False)])  # fmt: skip
 
 
 if __name__ == "__main__":
