@@ -3,7 +3,8 @@
 Issue 11 asks for NCP ≤ 0.075 at k = 10 and ≤ 0.110 at k = 25 with every QI a label of ARX's
 hierarchies; ``LocalRecoding`` gives 0.0763 and 0.1148, and ``recoding_local_optimality.py``
 finds no better crowds in four neighbourhoods. This script searches one that spans the whole
-table at once, exactly, by a mixed-integer program (scipy's HiGHS ``milp``).
+table at once, exactly, by a mixed-integer program (HiGHS's branch and cut through
+``highspy``, started from the release; ``pip install -e '.[research]'``).
 
 Every crowd is a subset of one class of the lattice node of its labels (the records sharing
 its labels), and each member pays that class's price. So a release is an assignment of the
@@ -16,16 +17,25 @@ total price over a **pool** of classes:
   ``u_r − price`` sum to at least ``−eps · k``. A class far below that adds to every release
   at least what the duals say it costs beyond its members' share of the bound;
 - a record joins a pooled class only where it would pay at most ``slack`` (a cost per
-  record, summed over the attributes) more than it pays now.
+  record, summed over the attributes) more than it pays now, or (``--reach``) where the
+  duals rank it within ``reach`` of the class's ``k``-th largest ``u_r − price``;
+- or (``--support``) the classes of the cheapest fractional release that
+  ``recoding_lp_bound.py --support`` found, with the rows it gives them, instead of the
+  classes the duals price.
 
-Copies of a row are one integer variable per class (how many of them join it). The result is
+Copies of a row are one integer variable per class (how many of them join it), at most the
+row's copies times the class's open flag: one such row of the program per member, which
+makes its relaxation set partitioning's over the pool (with one row per class instead,
+``Σ y ≤ W·z``, the default pool at k = 25 took 300 s to reach the release and bound that
+this form reaches in 60). The result is
 two figures: the best release found in the pool (checked by ``GeneralizationCost.of``, every
 crowd at least ``k``), and HiGHS's proven lower bound on every release that the pool holds.
 A pool bound above a goal says that no release built from these classes meets it; releases
 using other classes are not ruled out.
 
     python experiments/recoding_class_pool.py                 # k = 25, 300 s for the program
-    python experiments/recoding_class_pool.py --k 10 --eps 0.05 --slack 0.3
+    python experiments/recoding_class_pool.py --k 10 --duals u10.npy --seconds 1200
+    python experiments/recoding_class_pool.py --k 10 --support f10.npz --seconds 1200
 """
 
 from __future__ import annotations
@@ -34,9 +44,9 @@ import argparse
 import itertools
 import time
 
+import highspy
 import numpy as np
 from recoding_local_optimality import crowd_levels, crowd_members, node_classes, releases
-from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
 from incrowd.algorithms._recoding_ascent import ascent_bound
@@ -56,14 +66,15 @@ def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):
     return size, np.bincount(c, weights=take * v[order], minlength=size.size)
 
 
-def class_pool(model, labels, k, u, eps, slack):
-    """The pool (``(price, member rows)`` per class), each distinct row's number of records
-    and each record's row."""
+def class_pool(model, labels, k, u, eps, slack, reach=None):
+    """The pool (``(price, member rows, the release's records of each)`` per class), each
+    distinct row's number of records and each record's row."""
     rows, inverse, weight = np.unique(model.codes, axis=0, return_inverse=True,
                                       return_counts=True)  # fmt: skip
     inverse = inverse.ravel()
     u_row = np.full(rows.shape[0], np.inf)
-    np.minimum.at(u_row, inverse, u)
+    if u is not None:
+        np.minimum.at(u_row, inverse, u)
     levels, _, price = crowd_levels(model, labels)
     held_by = crowd_members(labels)
     paid = np.zeros(rows.shape[0])
@@ -71,58 +82,93 @@ def class_pool(model, labels, k, u, eps, slack):
     pool = []
     for node in itertools.product(*[range(h + 1) for h in model.height]):
         cls, cost = node_classes(model, rows, node)
-        size, top = top_k_sums(cls, u_row - cost, weight, k)
         now: dict[int, list[int]] = {}
         for crowd in np.flatnonzero((levels == node).all(axis=1)):
             held = inverse[held_by[crowd]]
             now.setdefault(cls[held[0]], []).extend(held.tolist())
-        wanted = set(np.flatnonzero((size >= k) & (top >= -eps * k)).tolist()) | set(now)
+        wanted = set(now)
+        if u is not None:
+            size, top = top_k_sums(cls, u_row - cost, weight, k)
+            wanted |= set(np.flatnonzero((size >= k) & (top >= -eps * k)).tolist())
         order = np.argsort(cls, kind="stable")
-        bounds = np.searchsorted(cls[order], np.arange(size.size + 1))
+        bounds = np.searchsorted(cls[order], np.arange(cls.max() + 2))
         for c in sorted(wanted):
             members = order[bounds[c] : bounds[c + 1]]
             keep = (cost[members] <= paid[members] + slack) | np.isin(members, now.get(c, []))
+            if reach is not None:  # or the duals rank it near the class's k-th largest
+                v = u_row[members] - cost[members]
+                ranked = np.sort(np.repeat(v, weight[members]))
+                keep |= v >= ranked[-k] - reach
             if weight[members[keep]].sum() >= k:
-                pool.append((cost[members[0]], members[keep]))
+                placed = np.bincount(now.get(c, []), minlength=rows.shape[0])
+                pool.append((cost[members[0]], members[keep], placed[members[keep]]))
     return pool, weight, inverse
 
 
-def solve(pool, weight, k, seconds):
-    """The program over the pool: per class an open flag and per member row a count."""
-    columns, rows_of, prices, upper = [], [], [], []
-    for price, members in pool:
-        columns.append(len(prices))
-        prices.append(0.0)
-        upper.append(1.0)
-        rows_of.append(len(prices))
-        prices.extend([price] * members.size)
-        upper.extend(weight[members].tolist())
-    n_vars = len(prices)
+def support_pool(path: str) -> list:
+    """The classes of a fractional release (``recoding_lp_bound.py --support``), each with
+    every row that any of its blocks gives records (the release's crowds' own classes are
+    left to :func:`class_pool`)."""
+    saved = np.load(path)
+    ends = np.cumsum(saved["size"])
+    rows = np.split(saved["rows"], ends[:-1])
+    merged: dict[int, tuple[float, set]] = {}
+    for c, price, r in zip(saved["cls"], saved["price"], rows, strict=True):
+        if c >= 0:
+            merged.setdefault(int(c), (float(price), set()))[1].update(r.tolist())
+    return [(price, np.array(sorted(r)), np.zeros(len(r), dtype=np.int64))
+            for price, r in merged.values()]  # fmt: skip
+
+
+def solve(pool, weight, k, seconds, log=False):
+    """The program over the pool (HiGHS's branch and cut, started from the release): per
+    class an open flag ``z`` and per member row a count ``y``. Returns HiGHS, the counts'
+    first column per class, and the release's cost in the program."""
+    n_vars, rows_of = 0, []
+    for _, members, _ in pool:
+        rows_of.append(n_vars + 1)
+        n_vars += members.size + 1
     m = weight.size
-    entries_r, entries_c, entries_v = [], [], []
-    for p, (_, members) in enumerate(pool):
-        y = rows_of[p] + np.arange(members.size)
+    entries_r, entries_c, entries_v, lower, upper = [], [], [], [], []
+    x0, price, cap = np.zeros(n_vars), np.zeros(n_vars), np.ones(n_vars)
+    n_rows = m
+    for p, (cost, members, now) in enumerate(pool):
+        z, y = rows_of[p] - 1, rows_of[p] + np.arange(members.size)
+        price[y], cap[y], x0[y], x0[z] = cost, weight[members], now, float(now.any())
         entries_r += [members]  # every row's records placed once
         entries_c += [y]
         entries_v += [np.ones(members.size)]
-        # open: at least k records (Σ y − k·z ≥ 0); shut: none (W·z − Σ y ≥ 0)
-        for row, flag, sign in ((m + 2 * p, -k, 1.0), (m + 2 * p + 1, weight[members].sum(), -1.0)):
-            entries_r += [np.full(members.size + 1, row)]
-            entries_c += [np.r_[columns[p], y]]
-            entries_v += [np.r_[float(flag), np.full(members.size, sign)]]
+        # open: at least k records (Σ y − k·z ≥ 0); shut: none, one row per member
+        # (y − w·z ≤ 0), which makes the relaxation set partitioning's over the pool
+        entries_r += [np.full(members.size + 1, n_rows), n_rows + 1 + np.arange(members.size),
+                      n_rows + 1 + np.arange(members.size)]  # fmt: skip
+        entries_c += [np.r_[z, y], y, np.full(members.size, z)]
+        entries_v += [np.r_[-float(k), np.ones(members.size)], np.ones(members.size),
+                      -weight[members].astype(float)]  # fmt: skip
+        lower += [0.0] + [-np.inf] * members.size
+        upper += [np.inf] + [0.0] * members.size
+        n_rows += members.size + 1
     a = csr_matrix(
         (np.concatenate(entries_v), (np.concatenate(entries_r), np.concatenate(entries_c))),
-        shape=(m + 2 * len(pool), n_vars),
+        shape=(n_rows, n_vars),
     )
-    lower = np.r_[weight.astype(float), np.tile([0.0, 0.0], len(pool))]
-    higher = np.r_[weight.astype(float), np.tile([np.inf, np.inf], len(pool))]
-    return milp(
-        np.array(prices),
-        constraints=LinearConstraint(a, lower, higher),
-        integrality=np.ones(n_vars),
-        bounds=Bounds(np.zeros(n_vars), np.array(upper)),
-        options={"time_limit": seconds, "mip_rel_gap": 1e-4},
-    ), rows_of
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", log)
+    h.setOptionValue("time_limit", float(seconds))
+    h.setOptionValue("mip_rel_gap", 1e-4)
+    h.addVars(n_vars, np.zeros(n_vars), cap)
+    every = np.arange(n_vars, dtype=np.int32)
+    h.changeColsCost(n_vars, every, price)
+    h.changeColsIntegrality(n_vars, every, np.full(n_vars, highspy.HighsVarType.kInteger))
+    bounds = [np.r_[weight.astype(float), side] for side in (lower, upper)]
+    h.addRows(n_rows, *bounds, a.nnz, a.indptr[:-1].astype(np.int32), a.indices.astype(np.int32),
+              a.data)  # fmt: skip
+    start = highspy.HighsSolution()
+    start.col_value = x0.tolist()
+    start.value_valid = True
+    h.setSolution(start)
+    h.run()
+    return h, rows_of, float(price @ x0)
 
 
 def release(pool, counts, rows_of, inverse, n) -> np.ndarray:
@@ -130,7 +176,7 @@ def release(pool, counts, rows_of, inverse, n) -> np.ndarray:
     labels = np.full(n, -1, dtype=np.intp)
     by_row = np.argsort(inverse, kind="stable")  # each row's records, side by side
     next_of = np.searchsorted(inverse[by_row], np.arange(inverse.max() + 1))
-    for p, (_, members) in enumerate(pool):
+    for p, (_, members, _) in enumerate(pool):
         for i, r in enumerate(members):
             taken = int(round(counts[rows_of[p] + i]))
             labels[by_row[next_of[r] : next_of[r] + taken]] = p
@@ -144,38 +190,46 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="ascent rounds of the duals")
     parser.add_argument("--eps", type=float, default=0.05)
     parser.add_argument("--slack", type=float, default=0.3)
+    parser.add_argument("--reach", type=float, help="also a member whose u − price is at "
+                        "most this below the class's k-th largest")  # fmt: skip
+    parser.add_argument("--support", help="the pool: the classes of this fractional release "
+                        "(recoding_lp_bound.py --support) and the crowds'")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=300.0)
+    parser.add_argument("--log", action="store_true", help="show HiGHS's progress")
     parser.add_argument("--duals", help="price the pool by these terms instead (one per "
                         "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
     for k, _, est, model, scale in releases(args.k):
-        if args.duals:
+        if args.support:
+            u = None  # no class of the lattice priced in: only the crowds'
+        elif args.duals:
             u = np.load(args.duals)
             assert u.shape == (model.n,), f"{args.duals} holds no term per record of Adult"
         else:
             u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
-        pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack)
-        entries = sum(members.size for _, members in pool)
-        print(
-            f"  pool: {len(pool)} classes, {entries} (class, row) entries; duals "
-            f"{args.duals or f'of {args.rounds} ascent rounds'}, {u.sum() / scale:.5f} NCP "
-            f"({time.perf_counter() - start:.0f} s)",
-            flush=True,
-        )
+        pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack,
+                                           args.reach)  # fmt: skip
+        if args.support:
+            pool += support_pool(args.support)
+        entries = sum(members.size for _, members, _ in pool)
+        source = (f"the release's and {args.support}'s classes" if u is None
+                  else f"duals {args.duals or f'of {args.rounds} ascent rounds'}, "
+                  f"{u.sum() / scale:.5f} NCP")  # fmt: skip
+        print(f"  pool: {len(pool)} classes, {entries} (class, row) entries; {source} "
+              f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
         start = time.perf_counter()
-        result, rows_of = solve(pool, weight, k, args.seconds)
-        took = time.perf_counter() - start
-        bound = getattr(result, "mip_dual_bound", None)
-        print(f"  program: {result.message} ({took:.0f} s); proven bound over the pool "
-              f"{bound / scale:.5f} NCP" if bound is not None
-              else f"  program: {result.message} ({took:.0f} s): no bound yet")  # fmt: skip
-        if result.x is not None:
-            labels = release(pool, result.x, rows_of, inverse, model.n)
-            sizes = np.bincount(labels)
-            assert sizes.min() >= k and labels.size == model.n
-            print(f"  best release found in the pool: NCP {model.of(labels) / scale:.5f}, "
-                  f"{sizes.size} crowds, every one of at least {k}")  # fmt: skip
+        h, rows_of, now = solve(pool, weight, k, args.seconds, args.log)
+        info = h.getInfo()
+        print(f"  program: {h.modelStatusToString(h.getModelStatus())} "
+              f"({time.perf_counter() - start:.0f} s, {info.mip_node_count} nodes); the release "
+              f"{now / scale:.5f} NCP in it; proven bound over the pool "
+              f"{info.mip_dual_bound / scale:.5f} NCP", flush=True)  # fmt: skip
+        labels = release(pool, np.array(h.getSolution().col_value), rows_of, inverse, model.n)
+        sizes = np.bincount(labels)
+        assert sizes.min() >= k and labels.size == model.n
+        print(f"  best release found in the pool: NCP {model.of(labels) / scale:.5f}, "
+              f"{sizes.size} crowds, every one of at least {k}")  # fmt: skip
 
 
 if __name__ == "__main__":

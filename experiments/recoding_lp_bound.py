@@ -174,14 +174,15 @@ def largest(lat: Lattice, u: np.ndarray, c: int, k: int, block: float) -> np.nda
     return order[: np.searchsorted(np.cumsum(lat.weight[order]), block * k) + 1]
 
 
-def add_block(h, rows: np.ndarray, weight: np.ndarray, price: float, k: int) -> None:
+def add_block(h, rows: np.ndarray, weight: np.ndarray, price: float, k: int) -> tuple:
     """Add to the program that the ``k`` largest ``u − price`` over ``rows`` (all of a class,
     ``weight`` copies each) sum to at most 0, in the form ``k·t + Σ w_r s_r ≤ 0``,
     ``u_r − s_r − t ≤ price``, ``s ≥ 0`` (the top-k sum's linear program): every subset of
-    them at once."""
+    them at once. Returns the block's price, rows and first row of ``u_r − s_r − t``: their
+    duals are the fractional release's records of each row in the class."""
     rows = rows.astype(np.int32)
     p = rows.size
-    first = h.getNumCol()
+    first, row = h.getNumCol(), h.getNumRow()
     none = np.array([], dtype=np.int32)
     h.addCols(p + 1, np.zeros(p + 1), np.r_[-np.inf, np.zeros(p)], np.full(p + 1, np.inf), 0,
               none, none, np.array([]))  # fmt: skip
@@ -192,24 +193,32 @@ def add_block(h, rows: np.ndarray, weight: np.ndarray, price: float, k: int) -> 
     h.addRows(p, np.full(p, -np.inf), np.full(p, price), 3 * p,
               np.arange(p, dtype=np.int32) * 3, index.astype(np.int32),
               np.tile([1.0, -1.0, -1.0], p))  # fmt: skip
+    return price, rows, row + 1
 
 
-def upper_bound(h, lat: Lattice, est, model, k: int, minutes: float) -> float | None:
-    """An upper bound on the relaxation's optimum (None if HiGHS ran out of time): the
-    program with every block found, plus the class of every crowd of the release, and no
-    box. It has only some of the constraints, so its optimum is at least the relaxation's;
-    it is the cheapest fractional release using those classes, which the release's crowds
-    make feasible."""
+def upper_bound(h, lat: Lattice, est, model, k: int, minutes: float, blocks: list):
+    """An upper bound on the relaxation's optimum (None if HiGHS ran out of time) and the
+    fractional release that attains it (per block: its class, −1 for a crowd's, price, rows
+    and records of each row): the program with every block found, plus the class of every
+    crowd of the release, and no box. It has only some of the constraints, so its optimum
+    is at least the relaxation's; it is the cheapest fractional release using those
+    classes, which the release's crowds make feasible."""
     for members in crowd_members(est.labels_):
-        add_block(h, np.unique(lat.inverse[members]), lat.weight,
-                  model.crowd(members) / members.size, k)  # fmt: skip
+        blocks.append((-1, *add_block(h, np.unique(lat.inverse[members]), lat.weight,
+                                      model.crowd(members) / members.size, k)))  # fmt: skip
     m = lat.weight.size
     h.changeColsBounds(m, np.arange(m, dtype=np.int32), np.zeros(m), np.full(m, np.inf))
     h.setOptionValue("time_limit", h.getRunTime() + 60.0 * minutes)  # HiGHS's clock runs on
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return h.getInfo().objective_function_value
+        return None, []
+    dual = np.abs(np.array(h.getSolution().row_dual))
+    support = []
+    for c, price, rows, first in blocks:
+        y = dual[first : first + rows.size]
+        if y.max() > FEASIBLE:
+            support.append((c, price, rows[y > FEASIBLE], y[y > FEASIBLE]))
+    return h.getInfo().objective_function_value, support
 
 
 def main() -> None:
@@ -226,12 +235,15 @@ def main() -> None:
                         "(0: its k largest, as one cut)")  # fmt: skip
     parser.add_argument("--save", help="write the best proven terms (one per record) to this "
                         "new .npy file (for recoding_class_pool.py --duals; one k)")  # fmt: skip
+    parser.add_argument("--support", help="write the fractional release of the upper bound "
+                        "(per class: price, rows, records) to this new .npz file")  # fmt: skip
     parser.add_argument("--minutes", type=float, default=28.0, help="minutes of cuts")
     parser.add_argument("--upper", type=float, default=25.0,
                         help="minutes for the upper bound on the relaxation (0: none)")  # fmt: skip
     args = parser.parse_args()
-    if args.save and (len(args.k) != 1 or Path(args.save).exists()):
-        parser.error(f"--save takes one k and a new file: {args.save}")
+    for path in (args.save, args.support):
+        if path and (len(args.k) != 1 or Path(path).exists()):
+            parser.error(f"--save and --support take one k and a new file: {path}")
     for k, _space, est, model, scale in releases(args.k):
         t0 = time.perf_counter()
         lat = Lattice(model, k)
@@ -256,7 +268,7 @@ def main() -> None:
         width = args.box
         lo, hi = np.maximum(center - width, 0.0), center + width
         h.changeColsBounds(m, every, lo, hi)
-        n_cuts = 0
+        n_cuts, blocks = 0, []
         while time.perf_counter() - t0 < 60 * args.minutes:
             t1 = time.perf_counter()
             h.run()
@@ -290,7 +302,8 @@ def main() -> None:
             top = np.argsort(-excess)[: args.cuts]
             if args.block:
                 for c in cls[top]:
-                    add_block(h, largest(lat, u, c, k, args.block), lat.weight, lat.price[c], k)
+                    blocks.append((c, *add_block(h, largest(lat, u, c, k, args.block),
+                                                 lat.weight, lat.price[c], k)))  # fmt: skip
             else:
                 sel = rows[top] >= 0
                 starts = np.r_[0, np.cumsum(sel.sum(axis=1))[:-1]].astype(np.int32)
@@ -302,13 +315,20 @@ def main() -> None:
               f"{est.cost_ / scale:.5f}, {time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
         if args.upper:
             t1 = time.perf_counter()
-            ub = upper_bound(h, lat, est, model, k, args.upper)
+            ub, support = upper_bound(h, lat, est, model, k, args.upper, blocks)
             print(f"  the relaxation's optimum is at most {ub / scale:.5f} NCP "
                   f"({time.perf_counter() - t1:.0f} s)" if ub is not None
                   else f"  no upper bound on the relaxation in {args.upper} minutes")  # fmt: skip
         if args.save:  # whole or not at all, never over another file
             terms = center[lat.inverse]
             commit([Output(Path(args.save), functools.partial(np.save, arr=terms),
+                           lambda _: False)])  # fmt: skip
+        if args.support and support:
+            cls, price, rows, y = zip(*support, strict=True)
+            arrays = {"cls": np.array(cls), "price": np.array(price),
+                      "size": np.array([r.size for r in rows]),
+                      "rows": np.concatenate(rows), "records": np.concatenate(y)}  # fmt: skip
+            commit([Output(Path(args.support), functools.partial(np.savez, **arrays),
                            lambda _: False)])  # fmt: skip
 
 
