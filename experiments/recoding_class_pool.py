@@ -21,7 +21,7 @@ total price over a **pool** of classes:
   duals rank it within ``reach`` of the class's ``k``-th largest ``u_r − price``;
 - or (``--support``) the classes of the cheapest fractional release that
   ``recoding_lp_bound.py --support`` found, with the rows it gives them, instead of the
-  classes the duals price.
+  classes the duals price (as well as them, with ``--duals``).
 
 Copies of a row are one integer variable per class (how many of them join it), at most the
 row's copies times the class's open flag: one such row of the program per member, which
@@ -120,10 +120,11 @@ def support_pool(path: str) -> list:
             for price, r in merged.values()]  # fmt: skip
 
 
-def solve(pool, weight, k, seconds, log=False):
-    """The program over the pool (HiGHS's branch and cut, started from the release): per
-    class an open flag ``z`` and per member row a count ``y``. Returns HiGHS, the counts'
-    first column per class, and the release's cost in the program."""
+def solve(pool, weight, k, seconds, log=False, relaxed=False):
+    """The program over the pool (HiGHS's branch and cut, started from the release; its
+    linear relaxation if ``relaxed``): per class an open flag ``z`` and per member row a
+    count ``y``. Returns HiGHS, the counts' first column per class, and the release's cost
+    in the program."""
     n_vars, rows_of = 0, []
     for _, members, _ in pool:
         rows_of.append(n_vars + 1)
@@ -159,14 +160,16 @@ def solve(pool, weight, k, seconds, log=False):
     h.addVars(n_vars, np.zeros(n_vars), cap)
     every = np.arange(n_vars, dtype=np.int32)
     h.changeColsCost(n_vars, every, price)
-    h.changeColsIntegrality(n_vars, every, np.full(n_vars, highspy.HighsVarType.kInteger))
+    if not relaxed:
+        h.changeColsIntegrality(n_vars, every, np.full(n_vars, highspy.HighsVarType.kInteger))
     bounds = [np.r_[weight.astype(float), side] for side in (lower, upper)]
     h.addRows(n_rows, *bounds, a.nnz, a.indptr[:-1].astype(np.int32), a.indices.astype(np.int32),
               a.data)  # fmt: skip
-    start = highspy.HighsSolution()
-    start.col_value = x0.tolist()
-    start.value_valid = True
-    h.setSolution(start)
+    if not relaxed:
+        start = highspy.HighsSolution()
+        start.col_value = x0.tolist()
+        start.value_valid = True
+        h.setSolution(start)
     h.run()
     return h, rows_of, float(price @ x0)
 
@@ -194,13 +197,15 @@ def main() -> None:
                         "most this below the class's k-th largest")  # fmt: skip
     parser.add_argument("--support", help="the pool: the classes of this fractional release "
                         "(recoding_lp_bound.py --support) and the crowds'")  # fmt: skip
+    parser.add_argument("--relaxation", action="store_true",
+                        help="first solve the program's linear relaxation")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--log", action="store_true", help="show HiGHS's progress")
     parser.add_argument("--duals", help="price the pool by these terms instead (one per "
                         "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
     for k, _, est, model, scale in releases(args.k):
-        if args.support:
+        if args.support and not args.duals:
             u = None  # no class of the lattice priced in: only the crowds'
         elif args.duals:
             u = np.load(args.duals)
@@ -213,11 +218,19 @@ def main() -> None:
         if args.support:
             pool += support_pool(args.support)
         entries = sum(members.size for _, members, _ in pool)
-        source = (f"the release's and {args.support}'s classes" if u is None
+        source = ("the release's classes" if u is None
                   else f"duals {args.duals or f'of {args.rounds} ascent rounds'}, "
-                  f"{u.sum() / scale:.5f} NCP")  # fmt: skip
+                  f"{u.sum() / scale:.5f} NCP") + (f", {args.support}'s" if args.support
+                                                   else "")  # fmt: skip
         print(f"  pool: {len(pool)} classes, {entries} (class, row) entries; {source} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
+        if args.relaxation:
+            start = time.perf_counter()
+            h, _, _ = solve(pool, weight, k, args.seconds, args.log, relaxed=True)
+            print(f"  relaxation: {h.modelStatusToString(h.getModelStatus())} "
+                  f"({time.perf_counter() - start:.0f} s), the cheapest fractional release "
+                  f"in the pool {h.getInfo().objective_function_value / scale:.5f} NCP",
+                  flush=True)  # fmt: skip
         start = time.perf_counter()
         h, rows_of, now = solve(pool, weight, k, args.seconds, args.log)
         info = h.getInfo()

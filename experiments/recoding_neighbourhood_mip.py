@@ -32,7 +32,7 @@ from recoding_class_pool import solve
 from recoding_local_optimality import crowd_levels, crowd_members, releases
 
 
-class Lattice:
+class AllNodes:
     """The lattice's nodes, and per attribute each level's ancestor and price of every leaf."""
 
     def __init__(self, model) -> None:
@@ -70,7 +70,8 @@ class Lattice:
         cls = np.cumsum(new) - 1
         member = order % f
         size = np.bincount(cls, weights=weight[member])
-        # a class's member set, by a random 64-bit tag per row summed (wrapping)
+        # a class's member set, by a random 64-bit tag per row summed (wrapping); a collision
+        # could only mislead the program, whose split main() prices afresh before taking it
         tag = np.random.default_rng(0).integers(0, 2**63, size=f, dtype=np.uint64)
         starts = np.flatnonzero(new)
         with np.errstate(over="ignore"):
@@ -89,14 +90,14 @@ class Lattice:
         return cprice[first], members, entry.reshape(n_nodes, f)
 
 
-def resplit(lat: Lattice, model, labels, levels, chosen, k: int, seconds: float):
+def resplit(nodes: AllNodes, model, labels, levels, chosen, k: int, seconds: float):
     """The chosen crowds' records split afresh by the program (``levels``: every crowd's
     label levels): new labels, or None when no split costs less."""
     held = np.concatenate([np.flatnonzero(labels == c) for c in chosen])
     rows, inverse, weight = np.unique(model.codes[held], axis=0, return_inverse=True,
                                       return_counts=True)  # fmt: skip
     inverse = inverse.ravel()
-    prices, members, entry = lat.classes(rows, weight, k)
+    prices, members, entry = nodes.classes(rows, weight, k)
     now = [np.zeros(m.size, dtype=np.int64) for m in members]
     for crowd in chosen:  # each crowd in its own class, the cheapest holding it
         mine = inverse[labels[held] == crowd]
@@ -133,7 +134,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     ((k, _, est, model, scale),) = releases([args.k])
-    lat = Lattice(model)
+    nodes = AllNodes(model)
     labels, cost = est.labels_, model.of(est.labels_)
     rng = np.random.default_rng(args.seed)
     start, tries, better = time.perf_counter(), 0, 0
@@ -141,14 +142,15 @@ def main() -> None:
         levels, anchor, _ = crowd_levels(model, labels)
         sizes = np.array([m.size for m in crowd_members(labels)])
         seed = int(rng.integers(sizes.size))
-        near = np.argsort(lat.joint_price(levels, anchor, seed), kind="stable")
+        near = np.argsort(nodes.joint_price(levels, anchor, seed), kind="stable")
         chosen = near[: np.searchsorted(np.cumsum(sizes[near]), args.records) + 1]
-        found = resplit(lat, model, labels, levels, chosen, k, args.seconds)
+        found = resplit(nodes, model, labels, levels, chosen, k, args.seconds)
         tries += 1
         if found is not None:
-            new = model.of(found)
-            assert new < cost and np.bincount(found).min() >= k and found.size == model.n
-            labels, cost, better = found, new, better + 1
+            assert np.bincount(found).min() >= k and found.size == model.n
+            new = model.of(found)  # priced afresh: taken only if it truly costs less
+            if new < cost:
+                labels, cost, better = found, new, better + 1
         if tries % 20 == 0:
             print(f"  {tries} neighbourhoods, {better} improved: NCP {cost / scale:.5f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
