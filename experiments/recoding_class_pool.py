@@ -184,6 +184,7 @@ def release(pool, counts, rows_of, inverse, n) -> np.ndarray:
             taken = int(round(counts[rows_of[p] + i]))
             labels[by_row[next_of[r] : next_of[r] + taken]] = p
             next_of[r] += taken
+    assert (labels >= 0).all(), "a record was not placed"
     return np.unique(labels, return_inverse=True)[1].astype(np.intp)
 
 

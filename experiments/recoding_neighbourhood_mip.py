@@ -19,6 +19,7 @@ The release stays k-anonymous and loses no record at every step (checked at the 
 ``GeneralizationCost.of`` and the crowd sizes).
 
     python experiments/recoding_neighbourhood_mip.py --k 10 --minutes 30
+    python experiments/recoding_neighbourhood_mip.py --k 25 --minutes 30 --records 400
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import itertools
 import time
 
 import numpy as np
-from recoding_class_pool import solve
+from recoding_class_pool import release, solve
 from recoding_local_optimality import crowd_levels, crowd_members, releases
 
 
@@ -109,26 +110,16 @@ def resplit(nodes: AllNodes, model, labels, levels, chosen, k: int, seconds: flo
     h, rows_of, before = solve(pool, weight, k, seconds)
     if h.getInfo().objective_function_value >= before - 1e-9:
         return None
-    x = np.rint(np.array(h.getSolution().col_value)).astype(np.int64)
+    placed = release(pool, np.array(h.getSolution().col_value), rows_of, inverse, held.size)
     out = labels.copy()
-    slots = [list(np.flatnonzero(inverse == r)) for r in range(rows.shape[0])]
-    fresh = labels.max() + 1
-    for p, m in enumerate(members):
-        taken = x[rows_of[p] : rows_of[p] + m.size]
-        if taken.sum() == 0:
-            continue
-        for r, t in zip(m, taken, strict=True):
-            for _ in range(t):
-                out[held[slots[r].pop()]] = fresh
-        fresh += 1
-    assert all(not s for s in slots), "a freed record was not placed"
+    out[held] = labels.max() + 1 + placed
     return np.unique(out, return_inverse=True)[1].astype(np.intp)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--records", type=int, default=150, help="records freed at a time")
+    parser.add_argument("--records", type=int, default=300, help="records freed at a time")
     parser.add_argument("--seconds", type=float, default=20.0, help="per program")
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
