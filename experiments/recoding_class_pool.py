@@ -17,8 +17,7 @@ total price over a **pool** of classes:
   ``u_r − price`` sum to at least ``−eps · k``. A class far below that adds to every release
   at least what the duals say it costs beyond its members' share of the bound;
 - a record joins a pooled class only where it would pay at most ``slack`` (a cost per
-  record, summed over the attributes) more than it pays now, or (``--reach``) where the
-  duals rank it within ``reach`` of the class's ``k``-th largest ``u_r − price``;
+  record, summed over the attributes) more than it pays now;
 - or (``--support``) the classes of the cheapest fractional release that
   ``recoding_lp_bound.py --support`` found, with the rows it gives them, instead of the
   classes the duals price (as well as them, with ``--duals``).
@@ -66,7 +65,7 @@ def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):
     return size, np.bincount(c, weights=take * v[order], minlength=size.size)
 
 
-def class_pool(model, labels, k, u, eps, slack, reach=None):
+def class_pool(model, labels, k, u, eps, slack):
     """The pool (``(price, member rows, the release's records of each)`` per class), each
     distinct row's number of records and each record's row."""
     rows, inverse, weight = np.unique(model.codes, axis=0, return_inverse=True,
@@ -95,10 +94,6 @@ def class_pool(model, labels, k, u, eps, slack, reach=None):
         for c in sorted(wanted):
             members = order[bounds[c] : bounds[c + 1]]
             keep = (cost[members] <= paid[members] + slack) | np.isin(members, now.get(c, []))
-            if reach is not None:  # or the duals rank it near the class's k-th largest
-                v = u_row[members] - cost[members]
-                ranked = np.sort(np.repeat(v, weight[members]))
-                keep |= v >= ranked[-k] - reach
             if weight[members[keep]].sum() >= k:
                 placed = np.bincount(now.get(c, []), minlength=rows.shape[0])
                 pool.append((cost[members[0]], members[keep], placed[members[keep]]))
@@ -194,8 +189,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="ascent rounds of the duals")
     parser.add_argument("--eps", type=float, default=0.05)
     parser.add_argument("--slack", type=float, default=0.3)
-    parser.add_argument("--reach", type=float, help="also a member whose u − price is at "
-                        "most this below the class's k-th largest")  # fmt: skip
     parser.add_argument("--support", help="the pool: the classes of this fractional release "
                         "(recoding_lp_bound.py --support) and the crowds'")  # fmt: skip
     parser.add_argument("--relaxation", action="store_true",
@@ -214,8 +207,7 @@ def main() -> None:
         else:
             u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
-        pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack,
-                                           args.reach)  # fmt: skip
+        pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack)
         if args.support:
             pool += support_pool(args.support)
         entries = sum(members.size for _, members, _ in pool)

@@ -15,8 +15,10 @@ every way of doing so:
   are), so its optimum never costs more than they do, and the split is the best one
   unless HiGHS runs out of ``--seconds``.
 
-The release stays k-anonymous and loses no record at every step (checked at the end by
-``GeneralizationCost.of`` and the crowd sizes).
+The release stays k-anonymous and loses no record at every step (each re-split's crowd
+sizes are checked, and it is taken only if ``GeneralizationCost.of`` prices the whole
+release lower). In 30 minutes it takes the release from 0.0763 to 0.0756 at k = 10 and from
+0.1148 to 0.1139 at k = 25. Needs ``highspy`` (``pip install -e '.[research]'``):
 
     python experiments/recoding_neighbourhood_mip.py --k 10 --minutes 30
     python experiments/recoding_neighbourhood_mip.py --k 25 --minutes 30 --records 400
