@@ -63,17 +63,25 @@ def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return levels, anchor, price
 
 
+def node_keys(model, rows: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's class key and price at each of the lattice ``nodes`` (one per line of
+    levels): two arrays of ``len(nodes)`` lines, one column per row of ``rows`` (hierarchy
+    codes)."""
+    anc, nc = model.ancestors, model.node_cost
+    key = np.zeros((nodes.shape[0], rows.shape[0]), dtype=np.int64)
+    price = np.zeros(key.shape)
+    for j in range(nodes.shape[1]):
+        up = anc[j, nodes[:, j][:, None], rows[:, j]]
+        key = key * (anc.shape[2] + 1) + up
+        price += nc[j, nodes[:, j][:, None], up]
+    return key, price
+
+
 def node_classes(model, rows: np.ndarray, node: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Each row's class at lattice ``node`` (numbered from 0) and its price there (``rows``:
     hierarchy codes, one row per record or per distinct record)."""
-    anc, nc = model.ancestors, model.node_cost
-    key = np.zeros(rows.shape[0], dtype=np.int64)
-    price = np.zeros(rows.shape[0])
-    for j, level in enumerate(node):
-        up = anc[j, level, rows[:, j]]
-        key = key * (anc.shape[2] + 1) + up
-        price += nc[j, level, up]
-    return np.unique(key, return_inverse=True)[1].ravel(), price
+    key, price = node_keys(model, rows, np.array([node]))
+    return np.unique(key[0], return_inverse=True)[1].ravel(), price[0]
 
 
 def open_class_gains(model, labels: np.ndarray, k: int, price: np.ndarray) -> list[float]:

@@ -242,8 +242,8 @@ def main() -> None:
                         help="minutes for the upper bound on the relaxation (0: none)")  # fmt: skip
     args = parser.parse_args()
     for path in (args.save, args.support):
-        if path and (len(args.k) != 1 or Path(path).exists()):
-            parser.error(f"--save and --support take one k and a new file: {path}")
+        if path and (len(args.k) != 1 or Path(path).exists() or args.save == args.support):
+            parser.error(f"--save and --support take one k and a new file each: {path}")
     for k, _space, est, model, scale in releases(args.k):
         t0 = time.perf_counter()
         lat = Lattice(model, k)
@@ -318,7 +318,8 @@ def main() -> None:
             ub, support = upper_bound(h, lat, est, model, k, args.upper, blocks)
             print(f"  the relaxation's optimum is at most {ub / scale:.5f} NCP "
                   f"({time.perf_counter() - t1:.0f} s)" if ub is not None
-                  else f"  no upper bound on the relaxation in {args.upper} minutes")  # fmt: skip
+                  else f"  no upper bound on the relaxation in {args.upper} minutes"
+                  + (f"; nothing written to {args.support}" if args.support else ""))  # fmt: skip
         if args.save:  # whole or not at all, never over another file
             terms = center[lat.inverse]
             commit([Output(Path(args.save), functools.partial(np.save, arr=terms),

@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 from recoding_class_pool import release, solve
-from recoding_local_optimality import crowd_levels, crowd_members, releases
+from recoding_local_optimality import crowd_levels, crowd_members, node_keys, releases
 
 
 class AllNodes:
@@ -40,11 +40,11 @@ class AllNodes:
 
     def __init__(self, model) -> None:
         anc, nc, height = model.ancestors, model.node_cost, model.height
+        self.model = model
         self.nodes = np.array(list(itertools.product(*[range(h + 1) for h in height])))
         self.up = [anc[j, : h + 1] for j, h in enumerate(height)]  # (levels, leaves)
         self.cost = [np.take_along_axis(nc[j, : h + 1], up, axis=1)
                      for j, (h, up) in enumerate(zip(height, self.up, strict=True))]  # fmt: skip
-        self.radix = anc.shape[2] + 1
 
     def joint_price(self, levels, anchor, seed: int) -> np.ndarray:
         """Per crowd, the price a record would pay in one crowd with crowd ``seed``."""
@@ -62,11 +62,7 @@ class AllNodes:
         member set once at its least price: prices and member lists; and for every node and
         row, the pool entry of the row's class there (−1: none)."""
         n_nodes, f = self.nodes.shape[0], rows.shape[0]
-        key = np.zeros((n_nodes, f), dtype=np.int64)
-        price = np.zeros((n_nodes, f))
-        for j, (up, cost) in enumerate(zip(self.up, self.cost, strict=True)):
-            key = key * self.radix + up[:, rows[:, j]][self.nodes[:, j]]
-            price += cost[:, rows[:, j]][self.nodes[:, j]]
+        key, price = node_keys(self.model, rows, self.nodes)
         order = np.lexsort((key.ravel(), np.arange(n_nodes).repeat(f)))
         flat_key, flat_node = key.ravel()[order], order // f
         new = np.r_[True, (flat_key[1:] != flat_key[:-1]) | (flat_node[1:] != flat_node[:-1])]
@@ -93,10 +89,10 @@ class AllNodes:
         return cprice[first], members, entry.reshape(n_nodes, f)
 
 
-def resplit(nodes: AllNodes, model, labels, levels, chosen, k: int, seconds: float):
-    """The chosen crowds' records split afresh by the program (``levels``: every crowd's
-    label levels): new labels, or None when no split costs less."""
-    held = np.concatenate([np.flatnonzero(labels == c) for c in chosen])
+def resplit(nodes: AllNodes, model, labels, levels, crowds, chosen, k: int, seconds: float):
+    """The chosen crowds' records split afresh by the program (``levels`` and ``crowds``:
+    every crowd's label levels and records): new labels, or None when no split costs less."""
+    held = np.concatenate([crowds[c] for c in chosen])
     rows, inverse, weight = np.unique(model.codes[held], axis=0, return_inverse=True,
                                       return_counts=True)  # fmt: skip
     inverse = inverse.ravel()
@@ -131,19 +127,22 @@ def main() -> None:
     labels, cost = est.labels_, model.of(est.labels_)
     rng = np.random.default_rng(args.seed)
     start, tries, better = time.perf_counter(), 0, 0
+    levels, anchor, _ = crowd_levels(model, labels)
+    crowds = crowd_members(labels)
     while time.perf_counter() - start < 60 * args.minutes:
-        levels, anchor, _ = crowd_levels(model, labels)
-        sizes = np.array([m.size for m in crowd_members(labels)])
+        sizes = np.array([m.size for m in crowds])
         seed = int(rng.integers(sizes.size))
         near = np.argsort(nodes.joint_price(levels, anchor, seed), kind="stable")
         chosen = near[: np.searchsorted(np.cumsum(sizes[near]), args.records) + 1]
-        found = resplit(nodes, model, labels, levels, chosen, k, args.seconds)
+        found = resplit(nodes, model, labels, levels, crowds, chosen, k, args.seconds)
         tries += 1
         if found is not None:
             assert np.bincount(found).min() >= k and found.size == model.n
             new = model.of(found)  # priced afresh: taken only if it truly costs less
             if new < cost:
                 labels, cost, better = found, new, better + 1
+                levels, anchor, _ = crowd_levels(model, labels)
+                crowds = crowd_members(labels)
         if tries % 20 == 0:
             print(f"  {tries} neighbourhoods, {better} improved: NCP {cost / scale:.5f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
