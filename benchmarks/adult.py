@@ -23,6 +23,9 @@ recoding as in ARX's example: suppression limit 1, loss metric with weight 0, th
     python benchmarks/adult.py --k 5     # one k
     python benchmarks/adult.py --k 25 --bound-rounds 2 3   # also the labels release with
                                          # 2 and 3 rounds of dual ascent on its certificate
+    python benchmarks/adult.py --k 10 25 --only-variants --search-seconds 600
+                                         # only the labels release with 10 minutes of
+                                         # neighbourhood search (search_seconds)
 """
 
 from __future__ import annotations
@@ -90,12 +93,16 @@ def main() -> None:
     parser.add_argument("--k", type=int, nargs="*", default=[2, 5, 10, 25, 50])
     parser.add_argument("--bound-rounds", type=int, nargs="*", default=[],
                         help="also run the labels release with these bound_rounds")  # fmt: skip
+    parser.add_argument("--search-seconds", type=float, nargs="*", default=[],
+                        help="also run it with these seconds of neighbourhood search")  # fmt: skip
+    parser.add_argument("--only-variants", action="store_true",
+                        help="only those, not the four settings of the main table")  # fmt: skip
     args = parser.parse_args()
     rows, lines = [], []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         run(5, "numeric", "levels", None, folder)  # warm-up: imports and kernels
-        for k in args.k:
+        for k in [] if args.only_variants else args.k:
             found = {}
             for name, (age, form, method, params) in SETTINGS.items():
                 row = run(k, age, form, method, folder, params) | {"setting": name}
@@ -111,27 +118,31 @@ def main() -> None:
                 goal[1], f"{labels['certified_ratio']} / {sets['certified_ratio']}",
                 f"{labels['seconds']} / {rounds['seconds']} / {sets['seconds']}",
             ])  # fmt: skip
-    print()
-    print(table(
-        ["k", "labels: incrowd", "labels: seeds=rounds", "labels: forest",
-         "ARX local recoding", "goal", "sets: incrowd", "Mondrian", "goal", "certified ratio",
-         "s (labels / rounds / sets)"],
-        lines,
-    ))  # fmt: skip
-    if args.bound_rounds:
+    if lines:
+        print()
+        print(table(
+            ["k", "labels: incrowd", "labels: seeds=rounds", "labels: forest",
+             "ARX local recoding", "goal", "sets: incrowd", "Mondrian", "goal",
+             "certified ratio", "s (labels / rounds / sets)"],
+            lines,
+        ))  # fmt: skip
+    variants = [("bound_rounds", n) for n in args.bound_rounds]
+    variants += [("search_seconds", s) for s in args.search_seconds]
+    if variants:
         deeper = []
         with tempfile.TemporaryDirectory() as tmp:
             for k in args.k:
-                for n_rounds in args.bound_rounds:
-                    params = {"bound_rounds": n_rounds}
-                    row = run(k, "hierarchy", "levels", None, Path(tmp), params)
-                    rows.append(row | {"setting": f"labels, bound_rounds={n_rounds}"})
-                    deeper.append([k, n_rounds, f"{row['ncp']:.4f}", f"{row['bound_ncp']:.4f}",
-                                   row["certified_ratio"], row["seconds"]])  # fmt: skip
+                for name, value in variants:
+                    row = run(k, "hierarchy", "levels", None, Path(tmp), {name: value})
+                    rows.append(row | {"setting": f"labels, {name}={value}"})
+                    deeper.append([k, f"{name}={value}", f"{row['ncp']:.4f}",
+                                   f"{row['bound_ncp']:.4f}", row["certified_ratio"],
+                                   row["seconds"]])  # fmt: skip
+                    print(deeper[-1], flush=True)
         print()
-        print(table(["k", "bound_rounds", "labels NCP", "lower bound (NCP)", "certified ratio",
+        print(table(["k", "labels release", "NCP", "lower bound (NCP)", "certified ratio",
                      "seconds"], deeper))  # fmt: skip
-    save("adult", rows)
+    save("adult-variants" if args.only_variants else "adult", rows)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,10 @@ import time
 import highspy
 import numpy as np
 from recoding_local_optimality import crowd_levels, crowd_members, node_classes, releases
-from scipy.sparse import csr_matrix
 
 from incrowd.algorithms._recoding_ascent import ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
+from incrowd.algorithms._recoding_search import placed, split_program
 
 
 def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):
@@ -95,8 +95,8 @@ def class_pool(model, labels, k, u, eps, slack):
             members = order[bounds[c] : bounds[c + 1]]
             keep = (cost[members] <= paid[members] + slack) | np.isin(members, now.get(c, []))
             if weight[members[keep]].sum() >= k:
-                placed = np.bincount(now.get(c, []), minlength=rows.shape[0])
-                pool.append((cost[members[0]], members[keep], placed[members[keep]]))
+                held_now = np.bincount(now.get(c, []), minlength=rows.shape[0])
+                pool.append((cost[members[0]], members[keep], held_now[members[keep]]))
     return pool, weight, inverse
 
 
@@ -116,71 +116,43 @@ def support_pool(path: str) -> list:
 
 
 def solve(pool, weight, k, seconds, log=False, relaxed=False):
-    """The program over the pool (HiGHS's branch and cut, started from the release; its
-    linear relaxation if ``relaxed``): per class an open flag ``z`` and per member row a
-    count ``y``. Returns HiGHS, the counts' first column per class, and the release's cost
-    in the program."""
-    n_vars, rows_of = 0, []
-    for _, members, _ in pool:
-        rows_of.append(n_vars + 1)
-        n_vars += members.size + 1
-    m = weight.size
-    entries_r, entries_c, entries_v, lower, upper = [], [], [], [], []
-    x0, price, cap = np.zeros(n_vars), np.zeros(n_vars), np.ones(n_vars)
-    n_rows = m
-    for p, (cost, members, now) in enumerate(pool):
-        z, y = rows_of[p] - 1, rows_of[p] + np.arange(members.size)
-        price[y], cap[y], x0[y], x0[z] = cost, weight[members], now, float(now.any())
-        entries_r += [members]  # every row's records placed once
-        entries_c += [y]
-        entries_v += [np.ones(members.size)]
-        # open: at least k records (Σ y − k·z ≥ 0); shut: none, one row per member
-        # (y − w·z ≤ 0), which makes the relaxation set partitioning's over the pool
-        entries_r += [np.full(members.size + 1, n_rows), n_rows + 1 + np.arange(members.size),
-                      n_rows + 1 + np.arange(members.size)]  # fmt: skip
-        entries_c += [np.r_[z, y], y, np.full(members.size, z)]
-        entries_v += [np.r_[-float(k), np.ones(members.size)], np.ones(members.size),
-                      -weight[members].astype(float)]  # fmt: skip
-        lower += [0.0] + [-np.inf] * members.size
-        upper += [np.inf] + [0.0] * members.size
-        n_rows += members.size + 1
-    a = csr_matrix(
-        (np.concatenate(entries_v), (np.concatenate(entries_r), np.concatenate(entries_c))),
-        shape=(n_rows, n_vars),
-    )
+    """The program over the pool (``split_program``'s, by HiGHS's branch and cut, started
+    from the release; its linear relaxation if ``relaxed``): per class an open flag ``z`` and
+    per member row a count ``y``. Returns HiGHS, each class's counts' first column, and the
+    release's cost in the program."""
+    members = [m for _, m, _ in pool]
+    a, low, high, cap, flag = split_program(members, weight, k)
+    price, x0 = np.zeros(cap.size), np.zeros(cap.size)
+    for p, (cost, rows, now) in enumerate(pool):
+        y = flag[p] + 1 + np.arange(rows.size)
+        price[y], x0[y], x0[flag[p]] = cost, now, float(now.any())
     h = highspy.Highs()
     h.setOptionValue("output_flag", log)
     h.setOptionValue("time_limit", float(seconds))
     h.setOptionValue("mip_rel_gap", 1e-4)
+    n_vars = cap.size
     h.addVars(n_vars, np.zeros(n_vars), cap)
     every = np.arange(n_vars, dtype=np.int32)
     h.changeColsCost(n_vars, every, price)
     if not relaxed:
         h.changeColsIntegrality(n_vars, every, np.full(n_vars, highspy.HighsVarType.kInteger))
-    bounds = [np.r_[weight.astype(float), side] for side in (lower, upper)]
-    h.addRows(n_rows, *bounds, a.nnz, a.indptr[:-1].astype(np.int32), a.indices.astype(np.int32),
-              a.data)  # fmt: skip
+    h.addRows(low.size, low, high, a.nnz, a.indptr[:-1].astype(np.int32),
+              a.indices.astype(np.int32), a.data)  # fmt: skip
     if not relaxed:
         start = highspy.HighsSolution()
         start.col_value = x0.tolist()
         start.value_valid = True
         h.setSolution(start)
     h.run()
-    return h, rows_of, float(price @ x0)
+    return h, flag + 1, float(price @ x0)
 
 
-def release(pool, counts, rows_of, inverse, n) -> np.ndarray:
+def release(pool, counts, rows_of, inverse) -> np.ndarray:
     """Crowd labels from the program's counts: each class's count of each row's records."""
-    labels = np.full(n, -1, dtype=np.intp)
-    by_row = np.argsort(inverse, kind="stable")  # each row's records, side by side
-    next_of = np.searchsorted(inverse[by_row], np.arange(inverse.max() + 1))
-    for p, (_, members, _) in enumerate(pool):
-        for i, r in enumerate(members):
-            taken = int(round(counts[rows_of[p] + i]))
-            labels[by_row[next_of[r] : next_of[r] + taken]] = p
-            next_of[r] += taken
-    assert (labels >= 0).all(), "a record was not placed"
-    return np.unique(labels, return_inverse=True)[1].astype(np.intp)
+    members = [m for _, m, _ in pool]
+    taken = [np.rint(counts[rows_of[p] : rows_of[p] + m.size]).astype(np.int64)
+             for p, m in enumerate(members)]  # fmt: skip
+    return placed(members, taken, inverse)
 
 
 def main() -> None:
@@ -195,6 +167,9 @@ def main() -> None:
                         help="first solve the program's linear relaxation")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--log", action="store_true", help="show HiGHS's progress")
+    parser.add_argument("--start", help="the release to start from and whose crowds' classes "
+                        "join the pool: labels that recoding_neighbourhood_mip.py --save "
+                        "wrote (one k), instead of LocalRecoding's")  # fmt: skip
     parser.add_argument("--duals", help="price the pool by these terms instead (one per "
                         "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
@@ -207,7 +182,10 @@ def main() -> None:
         else:
             u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
-        pool, weight, inverse = class_pool(model, est.labels_, k, u, args.eps, args.slack)
+        labels = est.labels_ if args.start is None else np.load(args.start)
+        if labels.shape != (model.n,) or labels.min() < 0 or np.bincount(labels).min() < k:
+            parser.error(f"--start: not a k = {k} release of {model.n} records: {args.start}")
+        pool, weight, inverse = class_pool(model, labels, k, u, args.eps, args.slack)
         if args.support:
             pool += support_pool(args.support)
         entries = sum(members.size for _, members, _ in pool)
@@ -231,7 +209,7 @@ def main() -> None:
               f"({time.perf_counter() - start:.0f} s, {info.mip_node_count} nodes); the release "
               f"{now / scale:.5f} NCP in it; proven bound over the pool "
               f"{info.mip_dual_bound / scale:.5f} NCP", flush=True)  # fmt: skip
-        labels = release(pool, np.array(h.getSolution().col_value), rows_of, inverse, model.n)
+        labels = release(pool, np.array(h.getSolution().col_value), rows_of, inverse)
         sizes = np.bincount(labels)
         assert sizes.min() >= k and labels.size == model.n
         print(f"  best release found in the pool: NCP {model.of(labels) / scale:.5f}, "

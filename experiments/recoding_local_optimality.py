@@ -36,6 +36,7 @@ import numpy as np
 import incrowd
 from incrowd import LocalRecoding, MetricSpace
 from incrowd.algorithms._forest_improve import improve_labels
+from incrowd.algorithms._recoding_search import node_keys
 from incrowd.algorithms.forest import MAX_ROUNDS, MOVE_CANDIDATES
 from incrowd.algorithms.recoding import FRAGMENTATION, polish
 
@@ -47,34 +48,14 @@ def crowd_members(labels: np.ndarray) -> list[np.ndarray]:
 
 
 def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each crowd's label levels and anchor (a member's leaf codes), and what each record
-    pays in its crowd (:meth:`GeneralizationCost.crowd` per member)."""
-    codes, anc, height = model.codes, model.ancestors, model.height
-    m = labels.max() + 1
-    levels = np.zeros((m, codes.shape[1]), dtype=np.intp)
-    anchor = np.zeros_like(levels)
-    price = np.zeros(labels.size)
-    for c, members in enumerate(crowd_members(labels)):
-        anchor[c] = codes[members[0]]
-        price[members] = model.crowd(members) / members.size
-        for j in range(codes.shape[1]):  # the lowest level on which the crowd agrees
-            up = anc[j, : height[j] + 1][:, codes[members, j]]
-            levels[c, j] = np.flatnonzero((up == up[:, :1]).all(axis=1))[0]
-    return levels, anchor, price
-
-
-def node_keys(model, rows: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's class key and price at each of the lattice ``nodes`` (one per line of
-    levels): two arrays of ``len(nodes)`` lines, one column per row of ``rows`` (hierarchy
-    codes)."""
-    anc, nc = model.ancestors, model.node_cost
-    key = np.zeros((nodes.shape[0], rows.shape[0]), dtype=np.int64)
-    price = np.zeros(key.shape)
-    for j in range(nodes.shape[1]):
-        up = anc[j, nodes[:, j][:, None], rows[:, j]]
-        key = key * (anc.shape[2] + 1) + up
-        price += nc[j, nodes[:, j][:, None], up]
-    return key, price
+    """Each crowd's label levels and anchor (a member's leaf codes,
+    :meth:`GeneralizationCost.agreed_levels`), and what each record pays in its crowd."""
+    levels, anchor = model.agreed_levels(labels)
+    per_record = np.zeros(levels.shape[0])
+    for j in range(levels.shape[1]):
+        node = model.ancestors[j, levels[:, j], anchor[:, j]]
+        per_record += model.cat_weight[j] * model.node_cost[j, levels[:, j], node]
+    return levels, anchor, per_record[labels]
 
 
 def node_classes(model, rows: np.ndarray, node: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -112,7 +112,10 @@ def anonymize(
     ] = False,
     seed: Annotated[
         int | None,
-        typer.Option(help="Seed for the row shuffle (>= 0).", show_default="drawn and recorded"),
+        typer.Option(
+            help="Seed for the row shuffle and a method's random choices (>= 0).",
+            show_default="drawn and recorded",
+        ),
     ] = None,
     sep: SepOpt = None,
     na_values: Annotated[ListOpt, typer.Option(help="Extra tokens meaning missing.")] = None,

@@ -252,15 +252,33 @@ class GeneralizationCost(Cost):
                     share = (distinct - 1) / (self.domain[j] - 1)
                     total += self.cat_weight[j] * float(np.dot(sizes, share))
                 continue
-            height = int(self.height[j])
-            level = np.full(starts.size, height, dtype=np.intp)
-            for t in range(height - 1, -1, -1):  # the lowest level on which the crowd agrees
-                node = self.ancestors[j, t][leaves]
-                agree = np.minimum.reduceat(node, starts) == np.maximum.reduceat(node, starts)
-                level[agree] = t
+            level = self._agreed_level(j, leaves, starts)
             node = self.ancestors[j][level, leaves[starts]]
             total += self.cat_weight[j] * float(np.dot(sizes, self.node_cost[j][level, node]))
         return float(total)
+
+    def agreed_levels(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per crowd of ``labels`` (numbered from 0, every record in one): the lowest level
+        of each hierarchy on which its records agree (its labels' node of the lattice), and
+        one member's leaf codes; two arrays of one line per crowd."""
+        labels = np.asarray(labels, dtype=np.intp)
+        order = np.argsort(labels, kind="stable")
+        starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
+        levels = np.zeros((starts.size, self.codes.shape[1]), dtype=np.intp)
+        for j in range(self.codes.shape[1]):
+            levels[:, j] = self._agreed_level(j, self.codes[order, j], starts)
+        return levels, self.codes[order[starts]].astype(np.intp)
+
+    def _agreed_level(self, j: int, leaves: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Per run of ``leaves`` (attribute ``j``'s, one run per crowd from each of
+        ``starts``), the lowest level of its hierarchy on which the run agrees."""
+        height = int(self.height[j])
+        level = np.full(starts.size, height, dtype=np.intp)
+        for t in range(height - 1, -1, -1):
+            node = self.ancestors[j, t][leaves]
+            agree = np.minimum.reduceat(node, starts) == np.maximum.reduceat(node, starts)
+            level[agree] = t
+        return level
 
     def subset_costs(self, n: int, k: int) -> np.ndarray:
         stamp = np.zeros(max(self.ancestors.shape[2], 1), dtype=np.int64)
