@@ -40,8 +40,10 @@ using other classes are not ruled out.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import time
+from pathlib import Path
 
 import highspy
 import numpy as np
@@ -50,6 +52,7 @@ from recoding_local_optimality import crowd_levels, crowd_members, node_classes,
 from incrowd.algorithms._recoding_ascent import ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 from incrowd.algorithms._recoding_search import placed, split_program
+from incrowd.data.commit import Output, commit
 
 
 def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):
@@ -170,9 +173,16 @@ def main() -> None:
     parser.add_argument("--start", help="the release to start from and whose crowds' classes "
                         "join the pool: labels that recoding_neighbourhood_mip.py --save "
                         "wrote (one k), instead of LocalRecoding's")  # fmt: skip
+    parser.add_argument("--save", help="write the best release found (its labels) to this "
+                        "new .npy file (one k)")  # fmt: skip
     parser.add_argument("--duals", help="price the pool by these terms instead (one per "
                         "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
+    for path in (args.start, args.save):
+        if path and len(args.k) != 1:
+            parser.error(f"--start and --save take one k: {path}")
+    if args.save and Path(args.save).exists():
+        parser.error(f"--save takes a new file: {args.save}")
     for k, _, est, model, scale in releases(args.k):
         if args.support and not args.duals:
             u = None  # no class of the lattice priced in: only the crowds'
@@ -214,6 +224,9 @@ def main() -> None:
         assert sizes.min() >= k and labels.size == model.n
         print(f"  best release found in the pool: NCP {model.of(labels) / scale:.5f}, "
               f"{sizes.size} crowds, every one of at least {k}")  # fmt: skip
+        if args.save:  # whole or not at all, never over another file
+            commit([Output(Path(args.save), functools.partial(np.save, arr=labels),
+                           lambda _: False)])  # fmt: skip
 
 
 if __name__ == "__main__":
