@@ -35,6 +35,11 @@ using other classes are not ruled out.
     python experiments/recoding_class_pool.py                 # k = 25, 300 s for the program
     python experiments/recoding_class_pool.py --k 10 --duals u10.npy --seconds 1200
     python experiments/recoding_class_pool.py --k 10 --support f10.npz --seconds 1200
+    python experiments/recoding_class_pool.py --k 10 --support f10.npz --seconds 1200 \
+        --start searched.npy --save pooled.npy   # from recoding_neighbourhood_mip.py --save
+
+With ``--start``, the pool holds the classes of the crowds of the labels given (of a
+neighbourhood search, say) instead of ``LocalRecoding``'s, and the program starts from them.
 """
 
 from __future__ import annotations

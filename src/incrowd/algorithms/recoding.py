@@ -187,10 +187,11 @@ class LocalRecoding(GeneralizedMethod):
         rounds) and takes one walk of the lattice, on the bound's own thread (there 0.8,
         1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound.
     search_seconds : float, default 0
-        Seconds (beyond the rest of the work) of a large-neighbourhood search on the result,
-        when every attribute is a hierarchy label: crowds near one another, some 300
-        records at a time, split afresh by the best split of their records into the classes
-        of the lattice (:mod:`incrowd.algorithms._recoding_search`). It never raises the
+        Seconds (beyond the rest of the work; per block with :mod:`incrowd.distributed`) of
+        a large-neighbourhood search on the result, when every attribute is a hierarchy
+        label: crowds near one another, some 300 records at a time, split afresh by the best
+        split of their records into the classes of the lattice
+        (:mod:`incrowd.algorithms._recoding_search`). It never raises the
         cost, so every guarantee holds. On Adult ten minutes lowered the NCP from 0.0763 to
         0.0759 at k = 10 and from 0.1148 to 0.1142 at k = 25 (``benchmarks/adult.py
         --search-seconds 600``). HiGHS may run over its time limit on the last program (there
