@@ -123,6 +123,18 @@ def support_pool(path: str) -> list:
             for price, r in merged.values()]  # fmt: skip
 
 
+def crowd_pool(model, labels, inverse) -> list:
+    """Every crowd of ``labels`` as a class of the pool: its rows, at its price per record
+    (solution merging: the program may then mix the crowds of several releases)."""
+    pool = []
+    for members in crowd_members(labels):
+        rows = np.unique(inverse[members])
+        pool.append(
+            (model.crowd(members) / members.size, rows, np.zeros(rows.size, dtype=np.int64))
+        )
+    return pool
+
+
 def solve(pool, weight, k, seconds, log=False, relaxed=False):
     """The program over the pool (``split_program``'s, by HiGHS's branch and cut, started
     from the release; its linear relaxation if ``relaxed``): per class an open flag ``z`` and
@@ -178,14 +190,17 @@ def main() -> None:
     parser.add_argument("--start", help="the release to start from and whose crowds' classes "
                         "join the pool: labels that recoding_neighbourhood_mip.py --save "
                         "wrote (one k), instead of LocalRecoding's")  # fmt: skip
+    parser.add_argument("--merge", nargs="*", default=[],
+                        help="more releases (labels, as --start) whose crowds join the pool, "
+                        "each as a class of its own rows")  # fmt: skip
     parser.add_argument("--save", help="write the best release found (its labels) to this "
                         "new .npy file (one k)")  # fmt: skip
     parser.add_argument("--duals", help="price the pool by these terms instead (one per "
                         "record, as recoding_lp_bound.py --save writes them; one k)")  # fmt: skip
     args = parser.parse_args()
-    for path in (args.start, args.save):
+    for path in (args.start, args.save, *args.merge):
         if path and len(args.k) != 1:
-            parser.error(f"--start and --save take one k: {path}")
+            parser.error(f"--start, --merge and --save take one k: {path}")
     if args.save and Path(args.save).exists():
         parser.error(f"--save takes a new file: {args.save}")
     for k, _, est, model, scale in releases(args.k):
@@ -198,16 +213,21 @@ def main() -> None:
             u = ascent_bound(model, k, lattice_bound(model, k), args.rounds)
         start = time.perf_counter()
         labels = est.labels_ if args.start is None else np.load(args.start)
-        if labels.shape != (model.n,) or labels.min() < 0 or np.bincount(labels).min() < k:
-            parser.error(f"--start: not a k = {k} release of {model.n} records: {args.start}")
+        others = [np.load(path) for path in args.merge]
+        for path, given in zip([args.start, *args.merge], [labels, *others], strict=True):
+            if given.shape != (model.n,) or given.min() < 0 or np.bincount(given).min() < k:
+                parser.error(f"not a k = {k} release of {model.n} records: {path}")
         pool, weight, inverse = class_pool(model, labels, k, u, args.eps, args.slack)
         if args.support:
             pool += support_pool(args.support)
+        for other in others:
+            pool += crowd_pool(model, other, inverse)
         entries = sum(members.size for _, members, _ in pool)
         source = ("the release's classes" if u is None
                   else f"duals {args.duals or f'of {args.rounds} ascent rounds'}, "
                   f"{u.sum() / scale:.5f} NCP") + (f", {args.support}'s" if args.support
-                                                   else "")  # fmt: skip
+                                                   else "") + (
+                  f", the crowds of {len(others)} more releases" if others else "")  # fmt: skip
         print(f"  pool: {len(pool)} classes, {entries} (class, row) entries; {source} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
         if args.relaxation:
