@@ -14,6 +14,7 @@ from incrowd.algorithms._recoding_search import (
     best_split,
     lattice_nodes,
     neighbourhood_classes,
+    node_keys,
     placed,
     search,
 )
@@ -154,4 +155,26 @@ def test_local_recoding_searches_on_request_and_refuses_what_it_cannot_search() 
     numeric, numeric_schema = random_table(rng, 30, ["numeric"])
     with pytest.raises(ParameterError, match="search_seconds needs every quasi-identifier"):
         LocalRecoding(k=3, search_seconds=1.0).fit(
-            MetricSpace.from_table(numeric, numeric_schema, norm=1))
+            MetricSpace.from_table(numeric, numeric_schema, norm=1)
+        )
+
+
+def test_class_keys_never_wrap_on_wide_hierarchies() -> None:
+    """Five attributes of 65,535 leaves each: the keys' radix is 2^16, so without renumbering
+    on the way the first attribute's digits would be shifted out of 64 bits; the classes
+    are those of equal labels at every node."""
+    leaves, width = 65_535, 5
+    hierarchy = Hierarchy.from_rows([[f"v{i}", f"g{i % 7}", "*"] for i in range(leaves)])
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({f"q{j}": [f"v{v}" for v in rng.integers(0, 3, 40)]
+                          for j in range(width)})  # fmt: skip
+    schema = Schema({f"q{j}": Hierarchical(hierarchy) for j in range(width)})
+    model = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1))
+    assert model.ancestors.shape[2] + 1 == 2**16
+    nodes = lattice_nodes(model)
+    key, _ = node_keys(model, model.codes, nodes)
+    for p, node in enumerate(nodes):
+        labels = np.stack([model.ancestors[j, node[j], model.codes[:, j]]
+                           for j in range(width)], axis=1)  # fmt: skip
+        same_labels = (labels[:, None, :] == labels[None, :, :]).all(axis=2)
+        assert np.array_equal(key[p][:, None] == key[p][None, :], same_labels)

@@ -74,9 +74,14 @@ def node_keys(model: GeneralizationCost, rows: np.ndarray, nodes: np.ndarray):
     anc, nc, weight = model.ancestors, model.node_cost, model.cat_weight
     key = np.zeros((nodes.shape[0], rows.shape[0]), dtype=np.int64)
     price = np.zeros(key.shape)
+    radix, bound = anc.shape[2] + 1, 1  # every key is below bound
     for j in range(nodes.shape[1]):
+        if bound * radix >= 2**62:  # the keys renumbered first, so they never wrap
+            key = np.unique(key, return_inverse=True)[1].reshape(key.shape).astype(np.int64)
+            bound = key.size
         up = anc[j, nodes[:, j][:, None], rows[:, j]]
-        key = key * (anc.shape[2] + 1) + up
+        key = key * radix + up
+        bound *= radix
         price += weight[j] * nc[j, nodes[:, j][:, None], up]
     return key, price
 
