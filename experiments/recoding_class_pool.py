@@ -242,8 +242,9 @@ def main() -> None:
         info = h.getInfo()
         print(f"  program: {h.modelStatusToString(h.getModelStatus())} "
               f"({time.perf_counter() - start:.0f} s, {info.mip_node_count} nodes); the release "
-              f"{now / scale:.5f} NCP in it; proven bound over the pool "
-              f"{info.mip_dual_bound / scale:.5f} NCP", flush=True)  # fmt: skip
+              f"{now / scale:.5f} NCP in it, its best {info.objective_function_value / scale:.5f}; "
+              f"proven bound over the pool {info.mip_dual_bound / scale:.5f} NCP",
+              flush=True)  # fmt: skip
         labels = release(pool, np.array(h.getSolution().col_value), rows_of, inverse)
         sizes = np.bincount(labels)
         assert sizes.min() >= k and labels.size == model.n
