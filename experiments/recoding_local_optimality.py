@@ -39,12 +39,12 @@ from incrowd.algorithms._forest_improve import improve_labels
 from incrowd.algorithms._recoding_search import node_keys
 from incrowd.algorithms.forest import MAX_ROUNDS, MOVE_CANDIDATES
 from incrowd.algorithms.recoding import FRAGMENTATION, polish
+from incrowd.partition import Partition
 
 
 def crowd_members(labels: np.ndarray) -> list[np.ndarray]:
-    """Each crowd's records (crowds numbered from 0), by one sort."""
-    order = np.argsort(labels, kind="stable")
-    return np.split(order, np.flatnonzero(np.diff(labels[order])) + 1)
+    """Each crowd's records (crowds numbered from 0)."""
+    return Partition(labels).groups()
 
 
 def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

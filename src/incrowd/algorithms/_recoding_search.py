@@ -43,6 +43,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
 from ..costs import GeneralizationCost
+from ..partition import Partition
 
 __all__ = ["lattice_nodes", "neighbourhood_classes", "node_keys", "search", "split_program"]
 
@@ -201,8 +202,7 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
         return labels, tried, improved
     tol = 1e-9 * max(model.row_cost, 1.0)
     levels, anchor = model.agreed_levels(labels)
-    order = np.argsort(labels, kind="stable")
-    crowds = np.split(order, np.flatnonzero(np.diff(labels[order])) + 1)
+    crowds = Partition(labels).groups()
     while time.perf_counter() < deadline - LEAST_SECONDS:
         if neighbourhoods is not None and tried >= neighbourhoods:
             break
@@ -229,7 +229,6 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
         labels[held] = labels.max() + 1 + split
         labels = np.unique(labels, return_inverse=True)[1].ravel().astype(np.intp)
         levels, anchor = model.agreed_levels(labels)
-        order = np.argsort(labels, kind="stable")
-        crowds = np.split(order, np.flatnonzero(np.diff(labels[order])) + 1)
+        crowds = Partition(labels).groups()
         improved += 1
     return labels, tried, improved
