@@ -43,13 +43,16 @@ from incrowd.partition import Partition
 
 
 def crowd_members(labels: np.ndarray) -> list[np.ndarray]:
-    """Each crowd's records (crowds numbered from 0)."""
+    """Each crowd's records, crowds in the order of their first record (as
+    :class:`~incrowd.partition.Partition` numbers them)."""
     return Partition(labels).groups()
 
 
 def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each crowd's label levels and anchor (a member's leaf codes,
-    :meth:`GeneralizationCost.agreed_levels`), and what each record pays in its crowd."""
+    :meth:`GeneralizationCost.agreed_levels`), crowds in :func:`crowd_members`' order, and
+    what each record pays in its crowd."""
+    labels = Partition(labels).labels
     levels, anchor = model.agreed_levels(labels)
     per_record = np.zeros(levels.shape[0])
     for j in range(levels.shape[1]):
@@ -215,7 +218,7 @@ def main() -> None:
     parser.add_argument("--eps", type=float, default=0.05)
     args = parser.parse_args()
     for k, space, est, model, scale in releases(args.k):
-        labels = est.labels_
+        labels = Partition(est.labels_).labels  # numbered as crowd_levels numbers them
         levels, anchor, price = crowd_levels(model, labels)
         start = time.perf_counter()
         gains = open_class_gains(model, labels, k, price)

@@ -137,6 +137,29 @@ def test_three_crossed_crowds_are_resplit_three_ways() -> None:
     assert model.of(labels) == pytest.approx(9.0)
 
 
+def test_the_search_frees_a_crowd_with_its_nearest_whatever_the_labels_numbering() -> None:
+    """Four families (a label under ``*``) of three crossed crowds each, numbered so that a
+    family's crowds are neither consecutive nor first-seen in order: freeing a crowd with its
+    two nearest frees its family, which the search sorts; crowds of three families, freed
+    together, could gain nothing."""
+    families, letters = "FGHI", "ABC"
+    schema = Schema(
+        {
+            "family": Hierarchical(Hierarchy.from_rows([[f, "*"] for f in families])),
+            "q": Hierarchical(Hierarchy.from_rows([[v, "*"] for v in letters])),
+        }
+    )
+    table = pd.DataFrame({"family": np.repeat(list(families), 9), "q": list(letters * 12)})
+    model = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1))
+    natural = np.repeat(np.arange(12), 3)  # crowd c of family c // 3, records in order
+    labels = (natural % 3) * 4 + natural // 3
+    found, tried, improved = search(labels, model, 3, 60.0, np.random.default_rng(0), 40,
+                                    records=9)  # fmt: skip
+    assert model.of(labels) == pytest.approx(36.0)  # every letter published as "*"
+    assert tried == 40 and improved == 4 and model.of(found) == 0.0
+    assert np.bincount(found).tolist() == [3] * 12
+
+
 def test_local_recoding_searches_on_request_and_refuses_what_it_cannot_search() -> None:
     rng = np.random.default_rng(3)
     table, schema = random_table(rng, 60, LABELS)

@@ -185,6 +185,14 @@ def placed(members: list[np.ndarray], counts: list[np.ndarray], inverse: np.ndar
     return np.unique(labels, return_inverse=True)[1].ravel().astype(np.intp)
 
 
+def _crowds(model: GeneralizationCost, labels: np.ndarray):
+    """``labels`` numbered as :class:`~incrowd.partition.Partition` numbers them (a new,
+    writable array), and per crowd in that order its agreed levels, anchor and records."""
+    partition = Partition(labels)
+    levels, anchor = model.agreed_levels(partition.labels)
+    return partition.labels.copy(), levels, anchor, partition.groups()
+
+
 def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float,
            rng: np.random.Generator, neighbourhoods: int | None = None,
            records: int | None = None) -> tuple[np.ndarray, int, int]:  # fmt: skip
@@ -196,13 +204,11 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     nodes = lattice_nodes(model)
     records = records or max(NEIGHBOURHOOD_RECORDS, 16 * k)
     records = min(records, NODE_ROWS // nodes.shape[0])
-    labels = np.unique(labels, return_inverse=True)[1].ravel().astype(np.intp)
+    labels, levels, anchor, crowds = _crowds(model, labels)
     tried = improved = 0
     if records < 2 * k:  # no two crowds to re-split
         return labels, tried, improved
     tol = 1e-9 * max(model.row_cost, 1.0)
-    levels, anchor = model.agreed_levels(labels)
-    crowds = Partition(labels).groups()
     while time.perf_counter() < deadline - LEAST_SECONDS:
         if neighbourhoods is not None and tried >= neighbourhoods:
             break
@@ -227,8 +233,6 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
         if min(p.size for p in parts) < k or sum(model.crowd(p) for p in parts) >= before - tol:
             continue
         labels[held] = labels.max() + 1 + split
-        labels = np.unique(labels, return_inverse=True)[1].ravel().astype(np.intp)
-        levels, anchor = model.agreed_levels(labels)
-        crowds = Partition(labels).groups()
+        labels, levels, anchor, crowds = _crowds(model, labels)
         improved += 1
     return labels, tried, improved
