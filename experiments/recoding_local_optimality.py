@@ -54,11 +54,7 @@ def crowd_levels(model, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     what each record pays in its crowd."""
     labels = Partition(labels).labels
     levels, anchor = model.agreed_levels(labels)
-    per_record = np.zeros(levels.shape[0])
-    for j in range(levels.shape[1]):
-        node = model.ancestors[j, levels[:, j], anchor[:, j]]
-        per_record += model.cat_weight[j] * model.node_cost[j, levels[:, j], node]
-    return levels, anchor, per_record[labels]
+    return levels, anchor, model.level_price(levels, anchor)[labels]
 
 
 def node_classes(model, rows: np.ndarray, node: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -90,15 +90,14 @@ def node_keys(model: GeneralizationCost, rows: np.ndarray, nodes: np.ndarray):
 def joint_price(model: GeneralizationCost, levels: np.ndarray, anchor: np.ndarray, seed: int):
     """Per crowd (``levels`` and ``anchor``: :meth:`GeneralizationCost.agreed_levels`), the
     price per record of one crowd holding it and crowd ``seed``."""
-    price = np.zeros(levels.shape[0])
+    joint = np.empty_like(levels)
     for j, h in enumerate(model.height):
         up = model.ancestors[j, : h + 1]  # (levels, leaves)
         low = np.maximum(levels[:, j], levels[seed, j])
         meet = up[:, anchor[:, j]] == up[:, [anchor[seed, j]]]  # (levels, crowds)
         meet &= np.arange(h + 1)[:, None] >= low
-        first = np.argmax(meet, axis=0)  # the top level always meets
-        price += model.cat_weight[j] * model.node_cost[j, first, up[first, anchor[:, j]]]
-    return price
+        joint[:, j] = np.argmax(meet, axis=0)  # the top level always meets
+    return model.level_price(joint, anchor)
 
 
 def neighbourhood_classes(

@@ -269,6 +269,16 @@ class GeneralizationCost(Cost):
             levels[:, j] = self._agreed_level(j, self.codes[order, j], starts)
         return levels, self.codes[order[starts]].astype(np.intp)
 
+    def level_price(self, levels: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """Per line of ``levels`` (a level of each hierarchy) and ``anchor`` (one member's leaf
+        codes): what each record pays in a crowd that publishes its labels at those levels
+        (every attribute a hierarchy label)."""
+        price = np.zeros(levels.shape[0])
+        for j in range(levels.shape[1]):
+            node = self.ancestors[j, levels[:, j], anchor[:, j]]
+            price += self.cat_weight[j] * self.node_cost[j, levels[:, j], node]
+        return price
+
     def _agreed_level(self, j: int, leaves: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Per run of ``leaves`` (attribute ``j``'s, one run per crowd from each of
         ``starts``), the lowest level of its hierarchy on which the run agrees."""
