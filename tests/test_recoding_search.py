@@ -79,7 +79,8 @@ def test_a_crowds_agreed_levels_price_it() -> None:
 @given(st.integers(0, 10_000), st.integers(2, 4))
 def test_every_crowd_is_a_class_of_the_program_at_its_own_price(seed, k) -> None:
     """The foundation of "never raises the cost": each crowd's records lie in one class of
-    the program that prices them at what the crowd costs (random weights)."""
+    the program that prices them at what the crowd costs (random weights), also when the
+    program keeps only the classes where some member pays no more than it does now."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2 * k, 24))
     model = _labels_model(seed, n)
@@ -87,12 +88,24 @@ def test_every_crowd_is_a_class_of_the_program_at_its_own_price(seed, k) -> None
     rows, inverse, weight = np.unique(model.codes, axis=0, return_inverse=True,
                                       return_counts=True)  # fmt: skip
     inverse = inverse.ravel()
-    prices, members = neighbourhood_classes(model, lattice_nodes(model), rows, weight, k)
+    paid = np.array([model.crowd(np.flatnonzero(labels == c)) / np.sum(labels == c)
+                     for c in labels])  # fmt: skip
+    most = np.zeros(rows.shape[0])
+    np.maximum.at(most, inverse, paid)
+    nodes = lattice_nodes(model)
+    prices, members = neighbourhood_classes(model, nodes, rows, weight, k)
+    kept_prices, kept = neighbourhood_classes(model, nodes, rows, weight, k, most)
+    wanted = [(p, m) for p, m in zip(prices, members, strict=True) if p <= most[m].max() + 1e-9]
+    assert [(p, m.tolist()) for p, m in wanted] == [
+        (p, m.tolist()) for p, m in zip(kept_prices, kept, strict=True)
+    ]
     for c in range(labels.max() + 1):
         mine = np.unique(inverse[labels == c])
-        per_record = model.crowd(np.flatnonzero(labels == c)) / np.sum(labels == c)
-        holding = [p for p, m in zip(prices, members, strict=True) if np.isin(mine, m).all()]
-        assert min(holding) == pytest.approx(per_record)
+        per_record = paid[labels == c][0]
+        for some_prices, some_members in ((prices, members), (kept_prices, kept)):
+            holding = [p for p, m in zip(some_prices, some_members, strict=True)
+                       if np.isin(mine, m).all()]  # fmt: skip
+            assert min(holding) == pytest.approx(per_record)
 
 
 def test_the_best_split_of_every_record_is_the_optimum_on_80_random_tables() -> None:

@@ -193,7 +193,7 @@ class LocalRecoding(GeneralizedMethod):
         split of their records into the classes of the lattice
         (:mod:`incrowd.algorithms._recoding_search`). It never raises the
         cost, so every guarantee holds. On Adult ten minutes lowered the NCP from 0.0763 to
-        0.0759 at k = 10 and from 0.1148 to 0.1142 at k = 25 (``benchmarks/adult.py
+        0.0757 at k = 10 and from 0.1148 to 0.1140 at k = 25 (``benchmarks/adult.py
         --search-seconds 600``). HiGHS may run over its time limit on the last program (there
         by up to 20 s), and how far the search gets depends on the machine's speed, so
         results with one budget may differ between runs; 0: none.
