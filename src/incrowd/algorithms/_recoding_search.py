@@ -26,7 +26,8 @@ and splits them afresh by the best split there is, found by a mixed-integer prog
   a program.
 
 The freed crowds are a solution of the program (each is a subset of the class of its own
-labels' node, at that class's price), so its optimum never costs more than they do. A split
+labels' node, at that class's price, which its members pay now, so the class is kept), so
+its optimum never costs more than they do. A split
 is taken only when :meth:`~incrowd.costs.GeneralizationCost.crowd` prices its crowds below
 the freed ones, so the search **never raises the cost** and keeps every guarantee of the
 release it starts from; every crowd keeps at least ``k`` records and no record is lost.
