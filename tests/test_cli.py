@@ -307,7 +307,9 @@ def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monke
     ours = frame("/src/incrowd/data/index.py", "_tree_lists")
     joining = frame("/usr/lib/python3.11/threading.py", "join", ours)
     compiling = frame("/site/llvmlite/binding/executionengine.py", "_notify", ours)
-    for unsafe in (joining, compiling):
+    loading = frame("/site/numba/core/caching.py", "load_overload",
+                    frame("/site/numba/core/dispatcher.py", "_compile_for_args", ours))  # fmt: skip
+    for unsafe in (joining, compiling, loading):
         sent.clear()
         _cli_output.terminate(15, unsafe)  # returns: no unwinding here
         assert sent.wait(5), "the kill was not delivered again"

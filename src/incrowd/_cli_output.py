@@ -53,10 +53,13 @@ def terminate(signum: int, frame: FrameType | None) -> None:
     """SIGTERM handler: unwind like Ctrl-C (``finally`` blocks remove temporary files).
 
     Two places cannot unwind at once, so there the signal is delivered again a moment later:
-    a callback of the JIT compiler (llvmlite calls back into Python while numba compiles or
-    loads a cached kernel; an exception there is swallowed and the compiler may go on with a
-    broken buffer), and a wait for native worker threads (SciPy's neighbour queries run
-    threads over our arrays: leaving the wait frees the arrays under them — a crash)."""
+    the JIT compiler's Python code (numba's, and llvmlite's callbacks into Python while numba
+    compiles or loads a cached kernel; an exception there is swallowed and the compiler may
+    go on with a broken buffer: a kill 1.5–2 s into ``incrowd anonymize`` on a loaded machine
+    once in some 40 runs left a kernel's result tuple holding a null, and the process crashed
+    unpacking it; with numba's frames included, none in 120), and a wait for native worker
+    threads (SciPy's neighbour queries run threads over our arrays: leaving the wait frees
+    the arrays under them — a crash)."""
     if not TERMINATED:
         TERMINATED.append(signum)
     if _unsafe_to_unwind(frame):
@@ -70,7 +73,7 @@ def terminate(signum: int, frame: FrameType | None) -> None:
 def _unsafe_to_unwind(frame: FrameType | None) -> bool:
     while frame is not None:
         code = frame.f_code
-        if "llvmlite" in code.co_filename:
+        if "llvmlite" in code.co_filename or f"{os.sep}numba{os.sep}" in code.co_filename:
             return True
         if any(code.co_filename.endswith(f) and code.co_name == n for f, n in _JOINS):
             return True
