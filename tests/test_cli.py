@@ -309,7 +309,9 @@ def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monke
     compiling = frame("/site/llvmlite/binding/executionengine.py", "_notify", ours)
     loading = frame("/site/numba/core/caching.py", "load_overload",
                     frame("/site/numba/core/dispatcher.py", "_compile_for_args", ours))  # fmt: skip
-    for unsafe in (joining, compiling, loading):
+    starting = frame("/usr/lib/python3.11/threading.py", "wait",
+                     frame("/usr/lib/python3.11/threading.py", "start", ours))  # fmt: skip
+    for unsafe in (joining, compiling, loading, starting):
         sent.clear()
         _cli_output.terminate(15, unsafe)  # returns: no unwinding here
         assert sent.wait(5), "the kill was not delivered again"

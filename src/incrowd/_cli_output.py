@@ -44,9 +44,12 @@ TERMINATED: list[int] = []
 
 #: How soon a kill that arrived where unwinding is unsafe is delivered again (seconds).
 REDELIVER_AFTER = 0.05
-#: Python frames (file name ending, function) inside which unwinding is unsafe: native
-#: threads still work on our arrays while the main thread waits for them to finish.
-_JOINS = (("threading.py", "join"), ("threading.py", "_wait_for_tstate_lock"))
+#: Python frames (file name ending, function) inside which unwinding is unsafe: threads
+#: still work on our arrays while the main thread waits for them to finish, or starts more
+#: of them (SciPy's threaded neighbour queries start their threads one by one: a kill while
+#: the second started crashed the first at exit, once in some 30 runs on a loaded machine).
+_JOINS = (("threading.py", "join"), ("threading.py", "_wait_for_tstate_lock"),
+          ("threading.py", "start"), ("threading.py", "__init__"))  # fmt: skip
 
 
 def terminate(signum: int, frame: FrameType | None) -> None:
