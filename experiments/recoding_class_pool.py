@@ -241,9 +241,9 @@ def main() -> None:
         h, rows_of, now = solve(pool, weight, k, args.seconds, args.log)
         info = h.getInfo()
         # After a restart, HiGHS 1.16's info can leave out the objective offset of the
-        # columns its presolve fixed (ERGO-Code/HiGHS#2439): its objective then reads below
-        # the solution it returns (0.07489 for 0.07504 at k = 10), so the best is priced from
-        # the solution itself; the bound can only read low (prices and counts are ≥ 0).
+        # columns its presolve fixed (ERGO-Code/HiGHS#2439): its objective then read below
+        # the solution it returned (0.07489 for 0.07504 at k = 10), so the best is priced
+        # from the solution itself; the bound printed is HiGHS's, unchecked.
         print(f"  program: {h.modelStatusToString(h.getModelStatus())} "
               f"({time.perf_counter() - start:.0f} s, {info.mip_node_count} nodes); the release "
               f"{now / scale:.5f} NCP in it; proven bound over the pool "
