@@ -120,14 +120,16 @@ def test_the_best_split_of_every_record_is_the_optimum_on_80_random_tables() -> 
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(12, 60))
-def test_the_search_keeps_every_record_in_a_crowd_of_k_and_never_costs_more(seed, k, n) -> None:
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(12, 60), st.sampled_from([1, 2]))
+def test_the_search_keeps_every_record_in_a_crowd_of_k_and_never_costs_more(
+    seed, k, n, workers
+) -> None:
     rng = np.random.default_rng(seed)
     n = max(n, 2 * k)
     model = _labels_model(seed, n)
     labels = _random_crowds(rng, n, k)
     found, tried, improved = search(labels, model, k, 60.0, rng, neighbourhoods=6,
-                                    records=3 * k)  # fmt: skip
+                                    records=3 * k, workers=workers)  # fmt: skip
     assert found.shape == (n,)
     assert found.min() >= 0 and np.bincount(found).min() >= k
     assert model.of(found) <= model.of(labels) + 1e-9 * max(1.0, model.of(labels))
@@ -171,6 +173,43 @@ def test_the_search_frees_a_crowd_with_its_nearest_whatever_the_labels_numbering
     assert model.of(labels) == pytest.approx(36.0)  # every letter published as "*"
     assert tried == 40 and improved == 4 and model.of(found) == 0.0
     assert np.bincount(found).tolist() == [3] * 12
+
+
+def test_two_workers_solve_disjoint_neighbourhoods_at_once(monkeypatch) -> None:
+    """The first two programs must both be running before either goes on (a barrier that
+    breaks after 20 s otherwise), on records no other program holds; the search then ends
+    as one worker's would: whole, k-anonymous, no dearer."""
+    import threading
+
+    from incrowd.algorithms import _recoding_search
+
+    barrier, held = threading.Barrier(2, timeout=20.0), []
+    real = _recoding_search._resplit
+
+    def resplit(model, nodes, records, paid, k, deadline):
+        held.append(records.copy())
+        if len(held) <= 2:
+            barrier.wait()
+        return real(model, nodes, records, paid, k, deadline)
+
+    monkeypatch.setattr(_recoding_search, "_resplit", resplit)
+    rng = np.random.default_rng(5)
+    model = _labels_model(5, 60)
+    labels = _random_crowds(rng, 60, 3)
+    found, tried, _ = search(labels, model, 3, 60.0, rng, neighbourhoods=8, records=9,
+                             workers=2)  # fmt: skip
+    assert tried == 8 and len(held) == 8
+    assert not np.intersect1d(held[0], held[1]).size
+    assert np.bincount(found).min() >= 3 and found.size == 60
+    assert model.of(found) <= model.of(labels) + 1e-9
+
+
+def test_one_worker_searches_alike_for_the_same_seed() -> None:
+    model = _labels_model(8, 48)
+    labels = _random_crowds(np.random.default_rng(8), 48, 3)
+    runs = [search(labels.copy(), model, 3, 60.0, np.random.default_rng(1), 10, records=9,
+                   workers=1) for _ in range(2)]  # fmt: skip
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1:] == runs[1][1:]
 
 
 def test_local_recoding_searches_on_request_and_refuses_what_it_cannot_search() -> None:

@@ -14,16 +14,20 @@ and splits them afresh by the best split there is, found by a mixed-integer prog
   holding at least ``k`` of them, each set of members once, at its least price, where some
   member would pay no more than it does now (a class dearer for every member is seldom
   part of a cheaper split, and leaving those out makes each program smaller: on Adult,
-  ten minutes of search reach 0.0757 / 0.1140 NCP at k = 10 / 25 with them left out,
-  0.0759 / 0.1142 with them in; of 15 neighbourhoods at k = 10, the smaller program's
-  optimum was the same in 13, worse in one, better in one where the whole program ran
-  out of time);
+  ten minutes of search, one program at a time, reach 0.0757 / 0.1140 NCP at k = 10 / 25
+  with them left out, 0.0759 / 0.1142 with them in; of 15 neighbourhoods at k = 10, the
+  smaller program's optimum was the same in 13, worse in one, better in one where the
+  whole program ran out of time);
 - per class an open flag ``z`` and per member row (equal records are one row of ``w``
   copies) a count ``y`` of its records placed there: every record placed once
   (``Σ_c y_{c,r} = w_r``), an open class takes at least ``k`` (``Σ_r y_{c,r} ≥ k z_c``), a
   shut one none (``y_{c,r} ≤ w_r z_c``); minimize ``Σ price_c y_{c,r}``;
 - HiGHS's branch and cut (:func:`scipy.optimize.milp`), at most :data:`PROGRAM_SECONDS`
-  a program.
+  a program; one program per thread (:func:`~incrowd._runtime.threads`) at once, each on
+  crowds no other program holds (HiGHS releases the GIL): on Adult at k = 10, four minutes
+  solved 165 programs on two threads against 81 on one, and reached 0.07576 NCP against
+  0.07602 (``experiments/recoding_neighbourhood_mip.py --minutes 4``, ``INCROWD_THREADS``
+  2 and 1).
 
 The freed crowds are a solution of the program (each is a subset of the class of its own
 labels' node, at that class's price, which its members pay now, so the class is kept), so
@@ -33,7 +37,8 @@ the freed ones, so the search **never raises the cost** and keeps every guarante
 release it starts from; every crowd keeps at least ``k`` records and no record is lost.
 
 On Adult with ARX's eight hierarchies (``benchmarks/adult.py --search-seconds 600``), ten
-minutes take the NCP from 0.0763 to 0.0757 at k = 10 and from 0.1148 to 0.1140 at k = 25.
+minutes on two threads take the NCP from 0.0763 to 0.0755 at k = 10 and from 0.1148 to
+0.1138 at k = 25 (one program at a time: 0.0757 and 0.1140).
 HiGHS stops a program within the mixed-integer gap ``mip_rel_gap = 1e-4`` of its optimum, or
 at its time limit, which it does not check everywhere: the last program may run over the
 budget (on Adult by up to 20 s). Time per neighbourhood: :math:`O(N f \\log (N f))` for
@@ -44,11 +49,13 @@ memory :math:`O(N f)`, at most :data:`NODE_ROWS` entries.
 from __future__ import annotations
 
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
+from .._runtime import threads
 from ..costs import GeneralizationCost
 from ..partition import Partition
 
@@ -212,13 +219,49 @@ def _crowds(model: GeneralizationCost, labels: np.ndarray):
     return partition.labels.copy(), levels, anchor, partition.groups(), paid
 
 
+def _neighbourhood(model: GeneralizationCost, levels: np.ndarray, anchor: np.ndarray,
+                   crowds: list[np.ndarray], free: np.ndarray, records: int,
+                   rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+    """A free crowd chosen at random and the free crowds nearest to it, about ``records``
+    records in all (``free``: per crowd, whether no program holds it now)."""
+    sizes = np.array([c.size for c in crowds])
+    candidates = np.flatnonzero(free)
+    seed = int(candidates[rng.integers(candidates.size)])
+    price = joint_price(model, levels, anchor, seed)
+    price[~free] = np.inf  # the crowds a program holds stay where they are
+    near = np.argsort(price, kind="stable")[: int(free.sum())]
+    return near[: np.searchsorted(np.cumsum(sizes[near]), records, side="right")]
+
+
+def _resplit(model: GeneralizationCost, nodes: np.ndarray, held: np.ndarray,
+             paid: np.ndarray, k: int, deadline: float):  # fmt: skip
+    """The best split of the ``held`` records (paying ``paid`` now) into the classes of the
+    lattice's ``nodes``: each record's part (numbered from 0), or ``None`` if HiGHS found
+    none by the ``deadline`` (or within :data:`PROGRAM_SECONDS`)."""
+    rows, inverse, weight = np.unique(model.codes[held], axis=0, return_inverse=True,
+                                      return_counts=True)  # fmt: skip
+    inverse = inverse.ravel()
+    most = np.zeros(rows.shape[0])
+    np.maximum.at(most, inverse, paid)
+    prices, members = neighbourhood_classes(model, nodes, rows, weight, k, most)
+    left = deadline - time.perf_counter()
+    counts = best_split(prices, members, weight, k, min(PROGRAM_SECONDS, max(left, 0.0)))
+    return None if counts is None else placed(members, counts, inverse)
+
+
 def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float,
            rng: np.random.Generator, neighbourhoods: int | None = None,
-           records: int | None = None) -> tuple[np.ndarray, int, int]:  # fmt: skip
+           records: int | None = None, workers: int | None = None,
+           ) -> tuple[np.ndarray, int, int]:  # fmt: skip
     """The crowds of ``labels`` (every record in one, ``k`` or more each, every attribute of
     ``model`` a hierarchy label) improved by exact re-splits of neighbourhoods for up to
     ``seconds`` (and at most ``neighbourhoods`` of them): the new labels, the number of
-    neighbourhoods tried and the number improved. Never raises the cost."""
+    neighbourhoods tried and the number improved. Never raises the cost.
+
+    ``workers`` programs (default :func:`~incrowd._runtime.threads`) run at once, each on
+    crowds no other holds (HiGHS releases the GIL); a split is taken when its program ends,
+    so with more than one worker the result depends on the programs' times as well as on
+    ``rng``. With one, it is the same for the same ``rng`` and ``neighbourhoods``."""
     deadline = time.perf_counter() + seconds
     nodes = lattice_nodes(model)
     records = records or max(NEIGHBOURHOOD_RECORDS, 16 * k)
@@ -227,34 +270,49 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     tried = improved = 0
     if records < 2 * k:  # no two crowds to re-split
         return labels, tried, improved
+    workers = max(1, workers or threads())
     tol = 1e-9 * max(model.row_cost, 1.0)
-    while time.perf_counter() < deadline - LEAST_SECONDS:
-        if neighbourhoods is not None and tried >= neighbourhoods:
-            break
+    held_now = np.zeros(labels.size, dtype=bool)  # the records some program holds
+    running: dict[Future, tuple[np.ndarray, float]] = {}
+
+    def start(pool: ThreadPoolExecutor) -> bool:
+        """Start a program on a free neighbourhood; False when none can start now."""
+        nonlocal tried
+        free = np.array([not held_now[c[0]] for c in crowds])
+        if not free.any():
+            return False
+        chosen = _neighbourhood(model, levels, anchor, crowds, free, records, rng)
+        if chosen.size < 2 and running:  # the free crowds may be too few: wait for a program
+            return False
         tried += 1
-        sizes = np.array([c.size for c in crowds])
-        seed = int(rng.integers(sizes.size))
-        near = np.argsort(joint_price(model, levels, anchor, seed), kind="stable")
-        chosen = near[: np.searchsorted(np.cumsum(sizes[near]), records, side="right")]
         if chosen.size < 2:
-            continue
+            return True
         held = np.concatenate([crowds[c] for c in chosen])
-        rows, inverse, weight = np.unique(model.codes[held], axis=0, return_inverse=True,
-                                          return_counts=True)  # fmt: skip
-        inverse = inverse.ravel()
-        most = np.zeros(rows.shape[0])
-        np.maximum.at(most, inverse, paid[held])
-        prices, members = neighbourhood_classes(model, nodes, rows, weight, k, most)
-        left = deadline - time.perf_counter()
-        counts = best_split(prices, members, weight, k, min(PROGRAM_SECONDS, left))
-        if counts is None:
-            continue
-        split = placed(members, counts, inverse)
-        parts = [held[split == p] for p in range(split.max() + 1)]
+        held_now[held] = True
         before = sum(model.crowd(crowds[c]) for c in chosen)
-        if min(p.size for p in parts) < k or sum(model.crowd(p) for p in parts) >= before - tol:
-            continue
-        labels[held] = labels.max() + 1 + split
-        labels, levels, anchor, crowds, paid = _crowds(model, labels)
-        improved += 1
+        running[pool.submit(_resplit, model, nodes, held, paid[held], k, deadline)] = held, before
+        return True
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        while True:
+            while (len(running) < workers and time.perf_counter() < deadline - LEAST_SECONDS
+                   and (neighbourhoods is None or tried < neighbourhoods)):  # fmt: skip
+                if not start(pool):
+                    break
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                held, before = running.pop(future)
+                held_now[held] = False
+                split = future.result()
+                if split is None:
+                    continue
+                parts = [held[split == p] for p in range(split.max() + 1)]
+                if (min(p.size for p in parts) < k
+                        or sum(model.crowd(p) for p in parts) >= before - tol):  # fmt: skip
+                    continue
+                labels[held] = labels.max() + 1 + split
+                labels, levels, anchor, crowds, paid = _crowds(model, labels)
+                improved += 1
     return labels, tried, improved

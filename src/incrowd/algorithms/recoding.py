@@ -191,14 +191,15 @@ class LocalRecoding(GeneralizedMethod):
         a large-neighbourhood search on the result, when every attribute is a hierarchy
         label: crowds near one another, some 300 records at a time, split afresh by the best
         split of their records into the classes of the lattice
-        (:mod:`incrowd.algorithms._recoding_search`). It never raises the
-        cost, so every guarantee holds. On Adult ten minutes lowered the NCP from 0.0763 to
-        0.0757 at k = 10 and from 0.1148 to 0.1140 at k = 25 (``benchmarks/adult.py
-        --search-seconds 600``). HiGHS may run over its time limit on the last program (there
-        by up to 20 s), and how far the search gets depends on the machine's speed, so
-        results with one budget may differ between runs; 0: none.
+        (:mod:`incrowd.algorithms._recoding_search`), one program per thread at once. It
+        never raises the cost, so every guarantee holds. On Adult ten minutes on two threads
+        lowered the NCP from 0.0763 to 0.0755 at k = 10 and from 0.1148 to 0.1138 at k = 25
+        (``benchmarks/adult.py --search-seconds 600``). HiGHS may run over its time limit on
+        the last programs (there by up to 20 s), and how far the search gets depends on the
+        machine's speed and on the order in which its programs end, so results with one
+        budget may differ between runs; 0: none.
     random_state : int, default 0
-        Seeds the search's choice of neighbourhoods.
+        Seeds the search's choice of neighbourhoods (the whole search, with one thread).
 
     Attributes
     ----------
