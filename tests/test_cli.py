@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -264,6 +265,33 @@ def test_help_imports_nothing_heavy():
     assert done.returncode == 0, done.stderr
     assert "--qi" in done.stdout and "generalized" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_native_librarys_console_line_stays_out_of_the_summary(people, tmp_path):
+    """HiGHS prints a debugging line on descriptor 1 now and then inside the search's
+    programs; a stand-in writes one there in every program, and standard output must hold
+    the summary alone."""
+    probe = ("import os, sys\n"
+             "from incrowd.algorithms import _recoding_search as s\n"
+             "real = s.best_split\n"
+             "def noisy(*a, **kw):\n"
+             "    os.write(1, b'NATIVE NOISE\\n')\n"
+             "    open(os.environ['MARK'], 'a').write('x')\n"
+             "    return real(*a, **kw)\n"
+             "s.best_split = noisy\n"
+             "from incrowd.cli import main\n"
+             "sys.argv = ['incrowd', *sys.argv[1:]]\n"
+             "main()\n")  # fmt: skip
+    args = ["anonymize", people, "--out", tmp_path / "out.csv", "--qi", "sex,zip",
+            "--hierarchy", "zip=prefix", "--hierarchy", f"sex={adult_hierarchy_path('sex')}",
+            "--k", "3", "--param", "search_seconds=1.5", "--quiet"]  # fmt: skip
+    mark = tmp_path / "programs"
+    done = subprocess.run([sys.executable, "-c", probe, *map(str, args)], capture_output=True,
+                          text=True, env=os.environ | {"MARK": str(mark)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert mark.read_text().startswith("x")  # the search ran its programs
+    assert "NATIVE NOISE" not in done.stdout and "NATIVE NOISE" not in done.stderr
+    assert done.stdout.startswith("released 12 of 12 records") and "wrote" in done.stdout
 
 
 def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):

@@ -9,7 +9,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import Any
 
@@ -26,6 +26,7 @@ __all__ = [
     "error",
     "errors",
     "literal",
+    "native_stdout_hidden",
     "out_console",
     "parse_pairs",
     "progress",
@@ -147,6 +148,34 @@ def literal(text: str) -> Any:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+
+
+@contextmanager
+def native_stdout_hidden() -> Iterator[None]:
+    """Point file descriptor 1 at the null device while the work runs: HiGHS, inside the
+    search's programs, now and then prints a debugging line there
+    (``HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();``), which
+    would land among the summary a user may parse. Nothing of ours is written to standard
+    output meanwhile (the progress bar and errors go to standard error, the summary after);
+    where the descriptor cannot be copied it is left as it is."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):  # no descriptor 1, or a closed stream: nothing to guard
+        saved = None
+    if saved is None:
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        with suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from ._cli_output import (
     error,
     errors,
     literal,
+    native_stdout_hidden,
     out_console,
     parse_pairs,
     progress,
@@ -264,7 +265,8 @@ def anonymize(
                     on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:
-                result = run(table, schema, job.k, on_stage=stage, **options)
+                with native_stdout_hidden():
+                    result = run(table, schema, job.k, on_stage=stage, **options)
                 stage("writing the release")
                 result.write(job.out, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata
