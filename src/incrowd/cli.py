@@ -235,7 +235,9 @@ def anonymize(
             raise InputError(msg)
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
-        with progress(not quiet and err_console.is_terminal) as stage:
+        # native libraries' console lines stay out of the summary (Dask's local worker
+        # processes, started meanwhile, inherit the hidden descriptor too)
+        with progress(not quiet and err_console.is_terminal) as stage, native_stdout_hidden():
             # blockwise, only the quasi-identifiers are read whole: the table may be larger
             # than memory (incrowd.distributed)
             table: Any = (TableFile(job.input, sep=job.sep, na_values=job.na_values)
@@ -265,8 +267,7 @@ def anonymize(
                     on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:
-                with native_stdout_hidden():
-                    result = run(table, schema, job.k, on_stage=stage, **options)
+                result = run(table, schema, job.k, on_stage=stage, **options)
                 stage("writing the release")
                 result.write(job.out, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata
