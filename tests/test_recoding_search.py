@@ -204,6 +204,18 @@ def test_two_workers_solve_disjoint_neighbourhoods_at_once(monkeypatch) -> None:
     assert model.of(found) <= model.of(labels) + 1e-9
 
 
+def test_no_more_programs_run_at_once_than_memory_holds(monkeypatch) -> None:
+    from incrowd.algorithms import _recoding_search
+
+    monkeypatch.setattr(_recoding_search, "threads", lambda: 8)
+    entries = 6_480 * 300
+    program = _recoding_search.ENTRY_BYTES * entries
+    for room, expected in ((100 * program, 8), (3 * program + 1, 3), (program // 2, 1)):
+        monkeypatch.setattr(_recoding_search, "available_memory", lambda room=room: room)
+        assert _recoding_search._workers(None, entries) == expected
+    assert _recoding_search._workers(2, entries) == 2  # as asked
+
+
 def test_one_worker_searches_alike_for_the_same_seed() -> None:
     model = _labels_model(8, 48)
     labels = _random_crowds(np.random.default_rng(8), 48, 3)

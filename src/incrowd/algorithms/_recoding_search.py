@@ -23,11 +23,11 @@ and splits them afresh by the best split there is, found by a mixed-integer prog
   (``Σ_c y_{c,r} = w_r``), an open class takes at least ``k`` (``Σ_r y_{c,r} ≥ k z_c``), a
   shut one none (``y_{c,r} ≤ w_r z_c``); minimize ``Σ price_c y_{c,r}``;
 - HiGHS's branch and cut (:func:`scipy.optimize.milp`), at most :data:`PROGRAM_SECONDS`
-  a program; one program per thread (:func:`~incrowd._runtime.threads`) at once, each on
-  crowds no other program holds (HiGHS releases the GIL): on Adult at k = 10, four minutes
-  solved 165 programs on two threads against 81 on one, and reached 0.07576 NCP against
-  0.07602 (``experiments/recoding_neighbourhood_mip.py --minutes 4``, ``INCROWD_THREADS``
-  2 and 1).
+  a program; one program per thread (:func:`~incrowd._runtime.threads`) at once, as memory
+  allows (:data:`ENTRY_BYTES`), each on crowds no other program holds (HiGHS releases the
+  GIL): on Adult at k = 10, four minutes solved 165 programs on two threads against 81 on
+  one, and reached 0.07576 NCP against 0.07602
+  (``experiments/recoding_neighbourhood_mip.py --minutes 4``, ``INCROWD_THREADS`` 2 and 1).
 
 The freed crowds are a solution of the program (each is a subset of the class of its own
 labels' node, at that class's price, which its members pay now, so the class is kept), so
@@ -55,7 +55,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
-from .._runtime import threads
+from .._runtime import available_memory, threads
 from ..costs import GeneralizationCost
 from ..partition import Partition
 
@@ -73,6 +73,9 @@ LEAST_SECONDS = 1.0
 #: (lattice node, freed row) entries a neighbourhood lists at most: fewer records are freed
 #: on larger lattices (Adult: 6,480 nodes × about 300 rows).
 NODE_ROWS = 4_000_000
+#: Bytes per entry a program takes while its classes are found (Adult, k = 10: 91 MB at the
+#: peak for 6,480 nodes × 217 rows): no more programs run at once than memory holds.
+ENTRY_BYTES = 64
 
 
 def lattice_nodes(model: GeneralizationCost) -> np.ndarray:
@@ -249,6 +252,15 @@ def _resplit(model: GeneralizationCost, nodes: np.ndarray, held: np.ndarray,
     return None if counts is None else placed(members, counts, inverse)
 
 
+def _workers(requested: int | None, entries: int) -> int:
+    """Programs to run at once: ``requested``, else one per thread
+    (:func:`~incrowd._runtime.threads`) but no more than the memory available holds, each
+    listing up to ``entries`` (lattice node, row) entries; at least one."""
+    if requested:
+        return max(1, requested)
+    return max(1, min(threads(), available_memory() // (ENTRY_BYTES * max(entries, 1))))
+
+
 def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float,
            rng: np.random.Generator, neighbourhoods: int | None = None,
            records: int | None = None, workers: int | None = None,
@@ -258,7 +270,7 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     ``seconds`` (and at most ``neighbourhoods`` of them): the new labels, the number of
     neighbourhoods tried and the number improved. Never raises the cost.
 
-    ``workers`` programs (default :func:`~incrowd._runtime.threads`) run at once, each on
+    ``workers`` programs (default: one per thread, as memory allows) run at once, each on
     crowds no other holds (HiGHS releases the GIL); a split is taken when its program ends,
     so with more than one worker the result depends on the programs' times as well as on
     ``rng``. With one, it is the same for the same ``rng`` and ``neighbourhoods``."""
@@ -270,7 +282,7 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     tried = improved = 0
     if records < 2 * k:  # no two crowds to re-split
         return labels, tried, improved
-    workers = max(1, workers or threads())
+    workers = _workers(workers, nodes.shape[0] * records)
     tol = 1e-9 * max(model.row_cost, 1.0)
     held_now = np.zeros(labels.size, dtype=bool)  # the records some program holds
     running: dict[Future, tuple[np.ndarray, float]] = {}
