@@ -294,6 +294,24 @@ def test_a_native_librarys_console_line_stays_out_of_the_summary(people, tmp_pat
     assert done.stdout.startswith("released 12 of 12 records") and "wrote" in done.stdout
 
 
+def test_descriptor_1_is_hidden_and_given_back_or_left_where_it_cannot_be(monkeypatch, tmp_path):
+    from incrowd import _cli_output
+
+    def where() -> tuple[int, int]:
+        status = os.fstat(1)
+        return status.st_dev, status.st_ino
+
+    null = os.stat(os.devnull)
+    before = where()
+    with _cli_output.native_stdout_hidden():
+        assert where() == (null.st_dev, null.st_ino)
+    assert where() == before
+    monkeypatch.setattr(_cli_output.os, "devnull", str(tmp_path / "none" / "null"))
+    with _cli_output.native_stdout_hidden():  # no null device: nothing to hide it in
+        assert where() == before
+    assert where() == before
+
+
 def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
     """numba's compiler calls back into Python; SystemExit raised there by the SIGTERM
     handler is swallowed (and reported as unraisable). The next stage must stop, quietly."""

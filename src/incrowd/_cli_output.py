@@ -157,25 +157,40 @@ def native_stdout_hidden() -> Iterator[None]:
     (``HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();``), which
     would land among the summary a user may parse. Nothing of ours is written to standard
     output meanwhile (the progress bar and errors go to standard error, the summary after);
-    where the descriptor cannot be copied it is left as it is."""
+    where the descriptor cannot be copied, or there is no null device, it is left as it is."""
+    hidden = _stdout_to_null()
     try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError):  # no descriptor 1, or a closed stream: nothing to guard
-        saved = None
-    if saved is None:
-        yield
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
         yield
     finally:
-        with suppress(OSError, ValueError):
-            sys.stdout.flush()
-        os.dup2(saved, 1)
+        if hidden is not None:
+            saved, null = hidden
+            with suppress(OSError, ValueError, AttributeError):
+                sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+
+
+def _stdout_to_null() -> tuple[int, int] | None:
+    """Descriptor 1 pointed at the null device: a copy of the old one and the null device's
+    (None, and nothing changed, where that cannot be done)."""
+    try:
+        sys.stdout.flush()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):  # no null device, or no standard output
+        return None
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1
+        os.close(null)
+        return None
+    try:
+        os.dup2(null, 1)
+    except OSError:
         os.close(saved)
         os.close(null)
+        return None
+    return saved, null
 
 
 @contextmanager
