@@ -1,7 +1,9 @@
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -267,31 +269,68 @@ def test_help_imports_nothing_heavy():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+#: A command line whose search calls ``noisy`` before each program (with the program's
+#: arguments), defined by the caller's code; its arguments follow.
+SEARCH_PROBE = ("import os, sys\n"
+                "from incrowd.algorithms import _recoding_search as s\n"
+                "real = s._resplit\n"
+                "{noisy}"
+                "def resplit(*a):\n"
+                "    noisy()\n"
+                "    return real(*a)\n"
+                "s._resplit = resplit\n"
+                "from incrowd.cli import main\n"
+                "sys.argv = ['incrowd', *sys.argv[1:]]\n"
+                "main()\n")  # fmt: skip
+
+
+def search_probe(people, out, noisy: str, mark, seconds: float) -> subprocess.Popen:
+    """``incrowd anonymize`` of ``people`` (its labels searched for ``seconds``) with
+    ``noisy`` run before each of the search's programs; ``mark`` names a file in ``MARK``."""
+    args = ["anonymize", people, "--out", out, "--qi", "sex,zip", "--hierarchy", "zip=prefix",
+            "--hierarchy", f"sex={adult_hierarchy_path('sex')}", "--k", "3", "--param",
+            f"search_seconds={seconds}", "--quiet"]  # fmt: skip
+    return subprocess.Popen([sys.executable, "-c", SEARCH_PROBE.format(noisy=noisy),
+                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=os.environ | {"MARK": str(mark)})  # fmt: skip
+
+
 def test_a_native_librarys_console_line_stays_out_of_the_summary(people, tmp_path):
     """HiGHS prints a debugging line on descriptor 1 now and then inside the search's
-    programs; a stand-in writes one there in every program, and standard output must hold
-    the summary alone."""
-    probe = ("import os, sys\n"
-             "from incrowd.algorithms import _recoding_search as s\n"
-             "real = s.best_split\n"
-             "def noisy(*a, **kw):\n"
+    programs; a stand-in writes one there before every program, and standard output must
+    hold the summary alone."""
+    noisy = ("def noisy():\n"
              "    os.write(1, b'NATIVE NOISE\\n')\n"
-             "    open(os.environ['MARK'], 'a').write('x')\n"
-             "    return real(*a, **kw)\n"
-             "s.best_split = noisy\n"
-             "from incrowd.cli import main\n"
-             "sys.argv = ['incrowd', *sys.argv[1:]]\n"
-             "main()\n")  # fmt: skip
-    args = ["anonymize", people, "--out", tmp_path / "out.csv", "--qi", "sex,zip",
-            "--hierarchy", "zip=prefix", "--hierarchy", f"sex={adult_hierarchy_path('sex')}",
-            "--k", "3", "--param", "search_seconds=1.5", "--quiet"]  # fmt: skip
+             "    open(os.environ['MARK'], 'a').write('x')\n")  # fmt: skip
     mark = tmp_path / "programs"
-    done = subprocess.run([sys.executable, "-c", probe, *map(str, args)], capture_output=True,
-                          text=True, env=os.environ | {"MARK": str(mark)})  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    proc = search_probe(people, tmp_path / "out.csv", noisy, mark, 1.5)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
     assert mark.read_text().startswith("x")  # the search ran its programs
-    assert "NATIVE NOISE" not in done.stdout and "NATIVE NOISE" not in done.stderr
-    assert done.stdout.startswith("released 12 of 12 records") and "wrote" in done.stdout
+    assert "NATIVE NOISE" not in out and "NATIVE NOISE" not in err
+    assert out.startswith("released 12 of 12 records") and "wrote" in out
+
+
+def test_a_kill_while_the_search_runs_its_programs_stops_quietly(people, tmp_path):
+    """SIGTERM once the search's worker threads run programs: exit 143 with no traceback,
+    no file left behind, and the descriptor hidden during the work given back (nothing
+    printed)."""
+    noisy = ("import time\n"
+             "def noisy():\n"
+             "    open(os.environ['MARK'], 'a').write('x')\n"
+             "    time.sleep(0.05)  # many programs: a kill lands while one runs\n")  # fmt: skip
+    mark, outs = tmp_path / "programs", tmp_path / "release"
+    outs.mkdir()
+    proc = search_probe(people, outs / "out.csv", noisy, mark, 60.0)
+    deadline = time.monotonic() + 60
+    while not (mark.exists() and len(mark.read_text()) >= 5) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mark.exists(), "the search never started"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and "internal error" not in err and out == "", err
+    assert list(outs.iterdir()) == []
 
 
 def test_descriptor_1_is_hidden_and_given_back_or_left_where_it_cannot_be(monkeypatch, tmp_path):
