@@ -269,8 +269,8 @@ def test_help_imports_nothing_heavy():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
-#: A command line whose search calls ``noisy`` before each program (with the program's
-#: arguments), defined by the caller's code; its arguments follow.
+#: A command line whose search calls ``noisy()``, which the caller's code (``{noisy}``)
+#: defines, before each of its programs; the command's arguments follow.
 SEARCH_PROBE = ("import os, sys\n"
                 "from incrowd.algorithms import _recoding_search as s\n"
                 "real = s._resplit\n"
@@ -312,9 +312,8 @@ def test_a_native_librarys_console_line_stays_out_of_the_summary(people, tmp_pat
 
 
 def test_a_kill_while_the_search_runs_its_programs_stops_quietly(people, tmp_path):
-    """SIGTERM once the search's worker threads run programs: exit 143 with no traceback,
-    no file left behind, and the descriptor hidden during the work given back (nothing
-    printed)."""
+    """SIGTERM once the search's worker threads run programs: exit 143, with no traceback,
+    nothing printed and no file left behind."""
     noisy = ("import time\n"
              "def noisy():\n"
              "    open(os.environ['MARK'], 'a').write('x')\n"
