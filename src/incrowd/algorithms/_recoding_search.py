@@ -273,7 +273,8 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     ``workers`` programs (default: one per thread, as memory allows) run at once, each on
     crowds no other holds (HiGHS releases the GIL); a split is taken when its program ends,
     so with more than one worker the result depends on the programs' times as well as on
-    ``rng``. With one, it is the same for the same ``rng`` and ``neighbourhoods``."""
+    ``rng``. With one, it is the same for the same ``rng`` and ``neighbourhoods`` (unless
+    a program stops at its time limit)."""
     deadline = time.perf_counter() + seconds
     nodes = lattice_nodes(model)
     records = records or max(NEIGHBOURHOOD_RECORDS, 16 * k)
