@@ -78,6 +78,11 @@ NODE_ROWS = 4_000_000
 ENTRY_BYTES = 64
 
 
+def _rounding(model: GeneralizationCost) -> float:
+    """How far two sums of the same prices, added in another order, may differ."""
+    return 1e-9 * max(model.row_cost, 1.0)
+
+
 def lattice_nodes(model: GeneralizationCost) -> np.ndarray:
     """Every node of the lattice of ``model``'s hierarchies (one line of levels each), in
     the order of :func:`numpy.ravel_multi_index` over ``height + 1``."""
@@ -145,8 +150,7 @@ def neighbourhood_classes(
     cprice = price.ravel()[order][starts]
     wanted = size >= k
     if paid is not None:
-        tol = 1e-9 * max(model.row_cost, 1.0)
-        wanted &= cprice <= np.maximum.reduceat(paid[member], starts) + tol
+        wanted &= cprice <= np.maximum.reduceat(paid[member], starts) + _rounding(model)
     big = np.flatnonzero(wanted)
     by = big[np.lexsort((cprice[big], sig[big]))]
     first = by[np.r_[True, sig[by][1:] != sig[by][:-1]]]  # the cheapest of equal members
@@ -223,11 +227,11 @@ def _crowds(model: GeneralizationCost, labels: np.ndarray):
 
 
 def _neighbourhood(model: GeneralizationCost, levels: np.ndarray, anchor: np.ndarray,
-                   crowds: list[np.ndarray], free: np.ndarray, records: int,
+                   sizes: np.ndarray, free: np.ndarray, records: int,
                    rng: np.random.Generator) -> np.ndarray:  # fmt: skip
     """A free crowd chosen at random and the free crowds nearest to it, about ``records``
-    records in all (``free``: per crowd, whether no program holds it now)."""
-    sizes = np.array([c.size for c in crowds])
+    records in all (per crowd, its ``sizes`` and whether it is ``free``: no program holds
+    it now)."""
     candidates = np.flatnonzero(free)
     seed = int(candidates[rng.integers(candidates.size)])
     price = joint_price(model, levels, anchor, seed)
@@ -284,17 +288,18 @@ def search(labels: np.ndarray, model: GeneralizationCost, k: int, seconds: float
     if records < 2 * k:  # no two crowds to re-split
         return labels, tried, improved
     workers = _workers(workers, nodes.shape[0] * records)
-    tol = 1e-9 * max(model.row_cost, 1.0)
+    tol = _rounding(model)
     held_now = np.zeros(labels.size, dtype=bool)  # the records some program holds
     running: dict[Future, tuple[np.ndarray, float]] = {}
 
     def start(pool: ThreadPoolExecutor) -> bool:
         """Start a program on a free neighbourhood; False when none can start now."""
         nonlocal tried
-        free = np.array([not held_now[c[0]] for c in crowds])
+        free = np.ones(len(crowds), dtype=bool)
+        free[labels[held_now]] = False
         if not free.any():
             return False
-        chosen = _neighbourhood(model, levels, anchor, crowds, free, records, rng)
+        chosen = _neighbourhood(model, levels, anchor, np.bincount(labels), free, records, rng)
         if chosen.size < 2 and running:  # the free crowds may be too few: wait for a program
             return False
         tried += 1
