@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, ParameterError, Schema
-from incrowd.algorithms._recoding_ascent import FIRST_CAP, _top_k, ascent_bound
+from incrowd.algorithms._recoding_ascent import FIRST_CAP, GAIN_DECAY, _top_k, ascent_bound
 from incrowd.algorithms._recoding_bound import lattice_bound
 from incrowd.algorithms.exact import optimum
 from incrowd.costs import GeneralizationCost
@@ -101,6 +101,26 @@ def test_more_rounds_never_lower_the_bound() -> None:
     assert sums == sorted(sums)
     assert sums[-1] > sums[0]
     assert sums[-1] <= LocalRecoding(k=5).fit(space).cost_ + 1e-9
+
+
+def test_no_round_starts_where_it_would_not_reach_the_bound_at_hand() -> None:
+    """``reach``: the ascent stops after a round whose gain, shrunk by ``GAIN_DECAY``, would
+    leave its sum below the bound the caller has; below every sum it changes nothing."""
+    rng = np.random.default_rng(5)
+    table, schema = random_table(rng, 300, ["hierarchical", "categorical"])
+    model = GeneralizationCost.on(MetricSpace.from_table(table, schema, norm=1))
+    lam = lattice_bound(model, 5)
+    one, three = (ascent_bound(model, 5, lam, rounds) for rounds in (1, 3))
+    assert three.sum() > one.sum()
+    unreachable = ascent_bound(model, 5, lam, 3, reach=10 * three.sum())
+    assert unreachable.tolist() == one.tolist()
+    reached = ascent_bound(model, 5, lam, 3, reach=lam.sum())
+    assert reached.tolist() == three.tolist()
+    # just out of reach of the first round's gain: the second round does not start
+    gain = one.sum() - lam.sum()
+    edge = one.sum() + GAIN_DECAY * gain
+    assert ascent_bound(model, 5, lam, 3, reach=edge * (1 + 1e-6)).tolist() == one.tolist()
+    assert ascent_bound(model, 5, lam, 3, reach=edge * (1 - 1e-6)).sum() > one.sum()
 
 
 @settings(max_examples=200, deadline=None)

@@ -71,8 +71,10 @@ MIN_ROUND_GAIN = 0.002
 #: thread of the bound while the crowds form. Adult, k = 5 / 10 / 25: the lattice bound's
 #: 0.0318 / 0.0454 / 0.0669 NCP becomes 0.0383 / 0.0551 / 0.0814 after one round (0.5–0.8
 #: s, beside the crowds' work: it ends 0.3–1.7 s before them at k = 3–5, with them at k = 10,
-#: 0.2 s after them at k = 25), 0.0413 / 0.0606 / 0.0901 after two, which made the in-process
-#: call 0.7–1.8 s slower.
+#: 0.2 s after them at k = 25), 0.0413 / 0.0606 / 0.0901 after two: certified ratios 1.25 /
+#: 1.26 / 1.27 against 1.35 / 1.38 / 1.41, but the second round outlasts the crowds, and the
+#: in-process call took 0.1 / 0.4 / 0.9 s longer (0.75 s at k = 50; medians of five, run
+#: alternately), which would take the whole process at k = 25 and 50 to 4.1–5.1 s.
 ASCENT_ROUNDS = 1
 #: Up to this k the specialization does not run: the forest gives less loss (Adult,
 #: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
@@ -185,7 +187,11 @@ class LocalRecoding(GeneralizedMethod):
         Rounds of dual ascent on the certificate's bound (hierarchy labels): each raises it
         (on Adult at k = 25, from 0.0669 NCP to 0.0814, 0.0901, 0.0947 after 1, 2, 3
         rounds) and takes one walk of the lattice, on the bound's own thread (there 0.8,
-        1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound.
+        1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound. No
+        round after the first starts when it would most likely leave the ascent's sum below
+        the per-record charges, which are then the bound (with a numeric attribute, or on
+        census records with zip codes: 100,000 of them at k = 10 skip the second round's
+        1.9 s).
     search_seconds : float, default 0
         Seconds (beyond the rest of the work; per block with :mod:`incrowd.distributed`) of
         a large-neighbourhood search on the result, when every attribute is a hierarchy
@@ -353,18 +359,20 @@ class LocalRecoding(GeneralizedMethod):
         # the certificate's bound is computed on a thread of its own while the crowds form
         # and are improved (after the lists, which take every thread)
         def bound() -> float:
-            dual = 0.0
             walk = lattice_rows(model, k) if levels and lattice_walks(model) else None
             cells = lattice_bound(model, k, walk) if levels else subset_bound(model, k)
             if cells is None:  # too large to walk
                 cells = attribute_bound(model, k)
-            elif walk is not None:  # the lattice's dual: a bound of its own, not per record
-                dual = float(ascent_bound(model, k, cells, int(self.bound_rounds), walk=walk).sum())
             terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
             if searched:
                 terms = np.maximum(terms, crowd_bound(model, k, *near))
                 terms = terms + excess_bound(model, k, *near, terms)
-            return max(float(terms.sum()), dual)
+            charged = float(terms.sum())
+            if walk is None:
+                return charged
+            # the lattice's dual: a bound of its own, not per record
+            dual = ascent_bound(model, k, cells, int(self.bound_rounds), walk=walk, reach=charged)
+            return max(charged, float(dual.sum()))
 
         bounded = in_background(bound)
         limit = size_limit(k)
