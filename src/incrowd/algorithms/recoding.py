@@ -74,7 +74,7 @@ MIN_ROUND_GAIN = 0.002
 #: 0.2 s after them at k = 25), 0.0413 / 0.0606 / 0.0901 after two: certified ratios 1.25 /
 #: 1.26 / 1.27 against 1.35 / 1.38 / 1.41, but the second round outlasts the crowds, and the
 #: in-process call took 0.1 / 0.4 / 0.9 s longer (0.75 s at k = 50; medians of five, run
-#: alternately), which would take the whole process at k = 25 and 50 to 4.1–5.1 s.
+#: alternately), which would take the whole process at k = 25 and 50 to 4.0–5.1 s.
 ASCENT_ROUNDS = 1
 #: Up to this k the specialization does not run: the forest gives less loss (Adult,
 #: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
