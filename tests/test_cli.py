@@ -269,6 +269,28 @@ def test_help_imports_nothing_heavy():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_a_release_loads_the_solvers_only_where_it_solves(tmp_path):
+    """``scipy.optimize`` (0.1–0.2 s to import) loads on first use: not for a labels or
+    value-set release of local recoding without its search."""
+    table = tmp_path / "t.csv"
+    table.write_text("age,sex,zip\n" + "".join(f"{30 + i % 7},{'MF'[i % 2]},{100 + i % 5}\n"
+                                                 for i in range(60)))  # fmt: skip
+    probe = ("import sys\n"
+             "from incrowd.cli import main\n"
+             "table, out = sys.argv[1:]\n"
+             "for n, form in enumerate(('levels', 'sets')):\n"
+             "    sys.argv = ['incrowd', 'anonymize', table, '--qi', 'age,sex,zip', '--k', '5',\n"
+             "                '--release', 'generalized', '--generalize', form,\n"
+             "                '--categorical', 'sex,zip', '--out', f'{out}{n}.csv']\n"
+             "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code\n"
+             "print('scipy.optimize' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe, str(table), str(tmp_path / "out")],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out0.csv").exists() and (tmp_path / "out1.csv").exists()
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
 #: A command line whose search calls ``noisy()``, which the caller's code (``{noisy}``)
 #: defines, before each of its programs; the command's arguments follow.
 SEARCH_PROBE = ("import os, sys\n"

@@ -52,7 +52,6 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
 from .._runtime import available_memory, threads
@@ -186,6 +185,8 @@ def best_split(prices: np.ndarray, members: list[np.ndarray], weight: np.ndarray
                seconds: float) -> list[np.ndarray] | None:  # fmt: skip
     """Per class, its count of each member row in the cheapest split of the rows into the
     classes (``None`` if HiGHS found none in ``seconds``)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp  # on first use (start-up)
+
     a, low, high, cap, flag = split_program(members, weight, k)
     cost = np.zeros(cap.size)
     for p, (price, rows) in enumerate(zip(prices, members, strict=True)):
