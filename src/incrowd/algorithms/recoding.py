@@ -189,9 +189,8 @@ class LocalRecoding(GeneralizedMethod):
         rounds) and takes one walk of the lattice, on the bound's own thread (there 0.8,
         1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound. No
         round after the first starts when it would most likely leave the ascent's sum below
-        the per-record charges, which are then the bound (with a numeric attribute, or on
-        census records with zip codes: 100,000 of them at k = 10 skip the second round's
-        1.9 s).
+        the per-record charges, which are then the bound (as on census records with zip
+        codes: 100,000 of them at k = 10 skip the second round's 1.9 s).
     search_seconds : float, default 0
         Seconds (beyond the rest of the work; per block with :mod:`incrowd.distributed`) of
         a large-neighbourhood search on the result, when every attribute is a hierarchy
