@@ -190,7 +190,7 @@ class LocalRecoding(GeneralizedMethod):
         1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound. No
         round after the first starts when it would most likely leave the ascent's sum below
         the per-record charges, which are then the bound (as on census records with zip
-        codes: 100,000 of them at k = 10 skip the second round's 1.9 s).
+        codes: 100,000 of them at k = 10 skip a second round of 1.9 s on the bound's thread).
     search_seconds : float, default 0
         Seconds (beyond the rest of the work; per block with :mod:`incrowd.distributed`) of
         a large-neighbourhood search on the result, when every attribute is a hierarchy
