@@ -717,6 +717,8 @@ def run(argv: Sequence[str]) -> int:
         message = " ".join(str(format_message()).split())
         error(message + where)
         return int(getattr(exc, "exit_code", 2) or 2)
+    if TERMINATED:  # a kill put off in an unsafe frame as the work ended: still a kill
+        return 128 + TERMINATED[0]
     return code if isinstance(code, int) else 0
 
 
