@@ -40,8 +40,8 @@ from incrowd.datasets import ADULT_QIS, adult_hierarchy_path
 ADULT = Path(adult_hierarchy_path("age")).parent / "adult.csv"
 #: A kill that reaches a process this close to its normal exit (seconds) may come too late
 #: to count (its work done, its release whole): exit 0. Later than that, exit 0 means the kill
-#: was ignored. (A kill put off in an unsafe frame as the work ended once gave exit 0 this
-#: way, 0.01 s after the kill; the command now exits 143 for it.)
+#: was ignored. (One run ended 0 this way, 0.01 s after the kill; a kill put off in an
+#: unsafe frame as the work ends would, and the command now exits 143 for that one.)
 AT_THE_END = 0.25
 
 

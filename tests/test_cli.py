@@ -399,7 +399,7 @@ def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
 def test_a_kill_put_off_as_the_work_ends_is_not_lost(monkeypatch):
     """A kill that the handler put off (its frame unsafe) while the command finished: the
     redelivery would come after the exit, so the exit code says the kill (143), not 0.
-    ``benchmarks/kill_anytime.py`` saw a run end 0 this way, 0.01 s after its kill."""
+    (``benchmarks/kill_anytime.py`` saw a killed run end 0, 0.01 s after its kill.)"""
     terminated: list[int] = []
     monkeypatch.setattr(cli, "TERMINATED", terminated)
 
