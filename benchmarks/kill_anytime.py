@@ -10,20 +10,23 @@ the stops that mended them); a crash that rare does not show in ``make test``, s
 script is for a nightly job. Each run anonymizes the demo data (Adult, all eight ARX
 hierarchies, the files in the repository) into a directory of its own and gets SIGTERM at a
 random moment of its work, up to a little past the time a run takes when left alone; it
-then checks the exit code, the output streams and the directory (a whole release is read
-back by ``incrowd verify``). It exits 1 when any run fails, and writes
-``benchmarks/results/kill_anytime.json``.
+then checks the exit code, the output streams, the directory (a whole release is read
+back by ``incrowd verify``) and that no process it started still runs. It exits 1 when any
+run fails, and writes ``benchmarks/results/kill_anytime.json``.
 
-    python benchmarks/kill_anytime.py [--runs 40] [--k 10] [--search-seconds S] [--seed 1]
+    python benchmarks/kill_anytime.py [--runs 40] [--k 10] [--search-seconds S]
+        [--block-size B] [--seed 1]
 
 ``--search-seconds`` adds the large-neighbourhood search (``--param search_seconds=S``), so
-that kills land while its worker threads solve programs.
+that kills land while its worker threads solve programs; ``--block-size`` runs blockwise on
+a local Dask cluster of two worker processes, so that kills land while they work.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -45,12 +48,15 @@ ADULT = Path(adult_hierarchy_path("age")).parent / "adult.csv"
 AT_THE_END = 0.25
 
 
-def command(out: Path, k: int, search_seconds: float) -> list[str]:
+def command(out: Path, k: int, search_seconds: float, block_size: int) -> list[str]:
     hierarchies = [f"--hierarchy={q}={adult_hierarchy_path(q)}" for q in ADULT_QIS]
     search = ["--param", f"search_seconds={search_seconds}"] if search_seconds else []
+    blocks = (["--scheduler", "local", "--workers", "2", "--block-size", str(block_size)]
+              if block_size else [])  # fmt: skip
     return [sys.executable, "-m", "incrowd", "anonymize", str(ADULT), "--qi",
             ",".join(ADULT_QIS), "--sensitive", "salary-class", *hierarchies, "--k", str(k),
-            "--release", "generalized", "--seed", "1", *search, "--out", str(out)]  # fmt: skip
+            "--release", "generalized", "--seed", "1", *search, *blocks,
+            "--out", str(out)]  # fmt: skip
 
 
 def whole(out: Path, k: int) -> bool:
@@ -64,13 +70,30 @@ def whole(out: Path, k: int) -> bool:
     return check.returncode == 0
 
 
-def one_run(k: int, search_seconds: float, delay: float | None) -> dict:
+def still_running(group: int, grace: float = 5.0) -> bool:
+    """Whether a process of ``group`` still runs ``grace`` seconds on (those are killed)."""
+    deadline = time.perf_counter() + grace
+    while True:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        if time.perf_counter() > deadline:
+            os.killpg(group, signal.SIGKILL)
+            return True
+        time.sleep(0.1)
+
+
+def one_run(k: int, search_seconds: float, block_size: int, delay: float | None) -> dict:
     """One run, killed ``delay`` seconds after its start (None: left alone)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "release.csv"
         start = time.perf_counter()
-        proc = subprocess.Popen(command(out, k, search_seconds), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        # a session of its own: any process it leaves running (a Dask worker) is found by
+        # its process group
+        proc = subprocess.Popen(command(out, k, search_seconds, block_size), text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)  # fmt: skip
         sent = None
         if delay is not None:
             try:
@@ -84,10 +107,13 @@ def one_run(k: int, search_seconds: float, delay: float | None) -> dict:
             proc.kill()
             stdout, stderr = proc.communicate()
         ended = time.perf_counter()
+        running = still_running(proc.pid)
         left = sorted(p.name for p in Path(folder).iterdir())
         released = left == [out.name, out.with_suffix(".json").name] and whole(out, k)
         code = proc.returncode
         problems = []
+        if running:
+            problems.append("left processes running")
         if "Traceback" in stderr:
             problems.append("a traceback")
         if sent is None:  # it finished before the kill
@@ -120,28 +146,33 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--search-seconds", type=float, default=0.0)
+    parser.add_argument("--block-size", type=int, default=0,
+                        help="blockwise, on a local Dask cluster of 2 workers")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    alone = one_run(args.k, args.search_seconds, None)  # also compiles what is not cached
-    alone = one_run(args.k, args.search_seconds, None)
+    setting = (args.k, args.search_seconds, args.block_size)
+    alone = one_run(*setting, None)  # also compiles what is not cached
+    alone = one_run(*setting, None)
     if alone["problems"]:
         sys.exit(f"a run left alone failed: {alone['problems']}\n{alone['stderr']}")
     rng = np.random.default_rng(args.seed)
     runs = []
     for i in range(args.runs):
-        run = one_run(args.k, args.search_seconds, float(rng.uniform(0.2, 1.1 * alone["seconds"])))
+        run = one_run(*setting, float(rng.uniform(0.2, 1.1 * alone["seconds"])))
         runs.append(run)
         state = "FAILED: " + "; ".join(run["problems"]) if run["problems"] else "ok"
         print(f"run {i + 1}: kill at {run['delay']} s, exit {run['exit']}, {state}", flush=True)
     killed = [r for r in runs if r["killed"]]
     failed = [r for r in runs if r["problems"]]
     latency = [r["to_exit"] for r in killed]
-    row = [args.runs, args.k, args.search_seconds, alone["seconds"], len(killed),
+    row = [args.runs, args.k, args.search_seconds, args.block_size or "—", alone["seconds"],
+           len(killed),
            sum(r["released"] for r in killed), len(runs) - len(killed), len(failed),
            round(statistics.median(latency), 2) if latency else "—",
            max(latency) if latency else "—"]  # fmt: skip
     print()
-    print(table(["runs", "k", "search s", "run alone s", "killed", "killed after the commit",
+    print(table(["runs", "k", "search s", "block size", "run alone s", "killed",
+                 "killed after the commit",
                  "finished first", "failed", "kill to exit s (median)", "max"], [row]))  # fmt: skip
     save("kill_anytime", [{"alone_seconds": alone["seconds"], **vars(args)}, *runs])
     for run in failed:

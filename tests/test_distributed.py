@@ -149,6 +149,25 @@ def test_an_error_in_one_block_names_it_and_writes_nothing(census, tmp_path, sch
     assert not out.exists() and not out.with_suffix(".json").exists()
 
 
+def _log_noise() -> None:
+    import logging
+
+    logging.getLogger("distributed.worker").error("WORKER NOISE")
+
+
+def test_the_local_workers_log_nothing_to_the_terminal(capfd):
+    """A kill during a blockwise run left the workers logging their lost scheduler, with
+    tracebacks, on the terminal (``benchmarks/kill_anytime.py``-style loops: once in some 10
+    to 30 kills); the local cluster's logs are silenced (a task's error still reaches the
+    client as an exception, as the test above shows)."""
+    from incrowd.distributed import _client
+
+    with _client("local", 1) as client:
+        client.run(_log_noise)
+        client.run_on_scheduler(_log_noise)
+    assert "WORKER NOISE" not in capfd.readouterr().err
+
+
 # --------------------------------------------------------------------------- where to cut
 def test_a_cut_separates_dissimilar_values_not_neighbours():
     from incrowd import Categorical, Numeric, Schema

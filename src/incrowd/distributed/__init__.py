@@ -55,6 +55,7 @@ another in this process (no Dask needed). A single block is the single-machine r
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 import warnings
@@ -466,8 +467,12 @@ def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
             # the scheduler's HTTP server falls back to a free port when 8787 is taken, as it
             # often is on a shared server; no dashboard is offered, so the notice is noise
             warnings.filterwarnings("ignore", message="Port .* is already in use")
+            # silent logs: a kill during the work left the workers logging their lost
+            # scheduler with tracebacks (once in some 10 to 30 kills); a task's error or a
+            # worker's death reaches the client as an exception all the same
             cluster = LocalCluster(n_workers=workers or available_cpus(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None, env=single)  # fmt: skip
+                                   processes=True, dashboard_address=None, env=single,
+                                   silence_logs=logging.CRITICAL)  # fmt: skip
         client = Client(cluster)
     else:
         try:
