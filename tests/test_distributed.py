@@ -157,9 +157,9 @@ def _log_noise() -> None:
 
 def test_the_local_workers_log_nothing_to_the_terminal(capfd):
     """A kill during a blockwise run left the workers logging their lost scheduler, with
-    tracebacks, on the terminal (``benchmarks/kill_anytime.py``-style loops: once in some 10
-    to 30 kills); the local cluster's logs are silenced (a task's error still reaches the
-    client as an exception, as the test above shows)."""
+    tracebacks, on the terminal (loops of kills like ``benchmarks/kill_anytime.py``'s: 3
+    kills in at most 75); the local cluster's logs are silenced (a task's error still
+    reaches the client as an exception: ``test_an_error_in_one_block_names_it…``)."""
     from incrowd.distributed import _client
 
     with _client("local", 1) as client:

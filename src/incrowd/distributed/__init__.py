@@ -468,7 +468,7 @@ def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
             # often is on a shared server; no dashboard is offered, so the notice is noise
             warnings.filterwarnings("ignore", message="Port .* is already in use")
             # silent logs: a kill during the work left the workers logging their lost
-            # scheduler with tracebacks (once in some 10 to 30 kills); a task's error or a
+            # scheduler with tracebacks (3 kills in at most 75); a task's error or a
             # worker's death reaches the client as an exception all the same
             cluster = LocalCluster(n_workers=workers or available_cpus(), threads_per_worker=1,
                                    processes=True, dashboard_address=None, env=single,
