@@ -707,19 +707,25 @@ def run(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        if TERMINATED:  # a kill arrived inside an import or a C extension: just stop
-            return 128 + TERMINATED[0]
-        format_message = getattr(exc, "format_message", None)
-        if not callable(format_message):  # not a usage error: the command's own handler
-            raise
-        context = getattr(exc, "ctx", None)
-        where = f" (see {context.command_path} --help)" if context is not None else ""
-        message = " ".join(str(format_message()).split())
-        error(message + where)
-        return int(getattr(exc, "exit_code", 2) or 2)
-    if TERMINATED:  # a kill put off in an unsafe frame as the work ended: still a kill
+        if not TERMINATED:
+            return _usage_error(exc)
+        code = None  # the kill arrived inside an import or a C extension: just stop
+    # a kill seen at all (also one put off in an unsafe frame as the work ended) is a kill
+    if TERMINATED:
         return 128 + TERMINATED[0]
     return code if isinstance(code, int) else 0
+
+
+def _usage_error(exc: Exception) -> int:
+    """One line and exit code 2 for a usage error; anything else is raised again."""
+    format_message = getattr(exc, "format_message", None)
+    if not callable(format_message):  # not a usage error: the command's own handler
+        raise exc
+    context = getattr(exc, "ctx", None)
+    where = f" (see {context.command_path} --help)" if context is not None else ""
+    message = " ".join(str(format_message()).split())
+    error(message + where)
+    return int(getattr(exc, "exit_code", 2) or 2)
 
 
 def main() -> None:
