@@ -472,3 +472,55 @@ def test_cellular_methods_from_the_command_line(people, tmp_path, method, extra,
         assert (counts >= 3).all() and counts.sum() == meta["n_released"]
     ok = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")
     assert ok.exit_code == 0, ok.output
+
+
+# ---------------------------------------------------------------- issue 43: files and options
+def test_verify_fails_a_release_with_no_records(tmp_path):
+    (tmp_path / "empty.csv").write_text("age,sex\n")
+    result = invoke("verify", tmp_path / "empty.csv", "--qi", "age,sex", "--k", "2")
+    assert result.exit_code == 1, result.output
+    assert "holds no records" in result.stderr and "OK" not in result.stdout
+
+
+def test_an_unwritable_output_folder_is_refused_before_the_input_is_read():
+    """The check comes before any work: the input named here does not even exist. Root
+    writes anywhere, so as root the command runs with another user's rights (in a folder
+    that user can reach: pytest's own are private)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    base = Path(tempfile.mkdtemp(prefix="incrowd-test-"))
+    try:
+        _unwritable_folder_case(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _unwritable_folder_case(base):
+    (base / "ro").mkdir(mode=0o555)
+    base.chmod(0o755)
+    argv = ["anonymize", str(base / "nope.csv"), "--qi", "age", "--k", "2",
+            "--out", str(base / "ro" / "sub" / "out.csv")]  # fmt: skip
+    env = {**os.environ, "HOME": str(base)}
+    command = [sys.executable, "-m", "incrowd", *argv]
+    if os.geteuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: cannot write"), done.stderr
+    assert "ro is not writable" in done.stderr, done.stderr
+    assert sorted(p.name for p in base.rglob("*")) == ["ro"]
+
+
+def test_a_scheduler_that_would_not_be_used_is_one_warning(people, tmp_path):
+    """A table that fits one block is anonymized in this process: --scheduler and --workers
+    then do nothing, and the user is told so (once), not silently ignored."""
+    result = anonymize(people, tmp_path, "--qi", "age", "--k", "3",
+                       "--scheduler", "tcp://127.0.0.1:1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    warned = [x for x in result.stderr.splitlines() if x.startswith("warning:")]
+    assert len(warned) == 1 and "have no effect" in warned[0], result.stderr
+    result = invoke("verify", tmp_path / "out.csv", "--qi", "age", "--k", "3", "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("warning:") == 1 and "no effect" in result.stderr

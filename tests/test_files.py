@@ -125,6 +125,44 @@ def test_dead_processes_temporaries_are_removed_by_the_next_write(tmp_path):
     assert not stale.exists() and live.exists()
 
 
+def test_any_write_into_a_folder_removes_every_dead_processes_temporary(tmp_path):
+    """A SIGKILL leaves hidden temporaries of ``rel.csv``; a later run that writes another
+    file of the folder removes them (issue 43), after finishing any committed group: a dead
+    process's temporary named in a journal is a committed file, installed, not lost."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    stale = [tmp_path / f".rel.csv.incrowd-{dead}-abcd.tmp",
+             tmp_path / f".rel.json.incrowd-{dead}-abce.tmp"]  # fmt: skip
+    for path in stale:
+        path.write_text("a killed run's bytes")
+    (tmp_path / f".ds.parquet.incrowd-{dead}-abcf.tmp").mkdir()  # a dead run's staging folder
+    live = tmp_path / f".rel.csv.incrowd-{os.getpid()}-abcd.tmp"
+    live.write_text("a run still going")
+    mine = tmp_path / f".notes.incrowd-{dead}.tmp"  # not incrowd's pattern: never touched
+    mine.write_text("the user's")
+    # a committed group of another target, interrupted before its metadata was renamed
+    old_meta, waiting = tmp_path / "b.json", tmp_path / f".b.json.incrowd-{dead}-abd0.tmp"
+    (tmp_path / "b.csv").write_text("new b"), old_meta.write_text("old"), waiting.write_text("new")
+    journal_path(tmp_path / "b.csv").write_text(
+        json.dumps({"rename": [[f".b.csv.incrowd-{dead}-abd1.tmp", "b.csv"],
+                               [waiting.name, "b.json"]]}))  # fmt: skip
+    release().write(tmp_path / "other.csv")
+    assert old_meta.read_text() == "new"
+    assert sorted(hidden(tmp_path)) == sorted([live.name, mine.name])
+
+
+def test_a_dangling_link_at_the_target_is_refused_not_replaced(tmp_path):
+    (tmp_path / "r.csv").symlink_to(tmp_path / "nowhere.csv")
+    with pytest.raises(OutputError, match="r.csv: it is a symbolic link"):
+        release().write(tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").is_symlink() and not (tmp_path / "r.json").exists()
+    target = tmp_path / "x.csv"
+    target.symlink_to(tmp_path / "gone.csv")
+    with pytest.raises(OutputError, match="symbolic link"):  # the protocol's own check too
+        commit([Output(target, lambda fh: fh.write(b"new"))])
+    assert target.is_symlink() and not (tmp_path / "gone.csv").exists()
+
+
 # ----------------------------------------------------------------- kills, through the CLI
 KILLER = textwrap.dedent(
     """

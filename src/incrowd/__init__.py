@@ -58,6 +58,7 @@ _SOURCES = {
     "make_census": "datasets",
     "HierarchyError": "errors",
     "IncrowdError": "errors",
+    "IncrowdWarning": "errors",
     "InfeasibleError": "errors",
     "InputError": "errors",
     "OutputError": "errors",
@@ -90,6 +91,7 @@ __all__ = [
     "Hierarchy",
     "HierarchyError",
     "IncrowdError",
+    "IncrowdWarning",
     "InfeasibleError",
     "InputError",
     "KDRectangles",
@@ -184,6 +186,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .errors import (
         HierarchyError,
         IncrowdError,
+        IncrowdWarning,
         InfeasibleError,
         InputError,
         OutputError,

@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
@@ -18,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from .errors import IncrowdError, InputError
+from .errors import IncrowdError, IncrowdWarning, InputError
 
 __all__ = [
     "TERMINATED",
@@ -33,6 +34,7 @@ __all__ = [
     "quiet_unraisable",
     "stop_if_terminated",
     "terminate",
+    "warn",
 ]
 
 out_console = Console(highlight=False, soft_wrap=True)
@@ -104,9 +106,21 @@ def quiet_unraisable(report: Any) -> None:
 @contextmanager
 def errors() -> Iterator[None]:
     """One line and exit 2 for a user error; one line and exit 1 for a bug (traceback on
-    ``INCROWD_DEBUG=1``)."""
+    ``INCROWD_DEBUG=1``); one ``warning:`` line for each :class:`~incrowd.IncrowdWarning`."""
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", IncrowdWarning)
+            shown = warnings.showwarning
+
+            def show(message: Warning | str, category: type[Warning], *args: Any,
+                     **kwargs: Any) -> None:  # fmt: skip
+                if issubclass(category, IncrowdWarning):
+                    warn(str(message))
+                else:
+                    shown(message, category, *args, **kwargs)
+
+            warnings.showwarning = show
+            yield
     except IncrowdError as exc:
         error(str(exc))
         raise typer.Exit(2) from None
@@ -125,6 +139,11 @@ def errors() -> Iterator[None]:
             "(set INCROWD_DEBUG=1 for the traceback, and please report it)"
         )
         raise typer.Exit(1) from None
+
+
+def warn(text: str) -> None:
+    """One warning line on standard error; the text is the user's, never read as markup."""
+    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", soft_wrap=True)
 
 
 def error(text: str) -> None:

@@ -95,7 +95,7 @@ def anonymize(
     ] = None,
     center: Annotated[
         str | None,
-        typer.Option(help="centers release: centroid | medoid.", show_default=Job.center),
+        typer.Option(help="centers release: centroid | medoid.", show_default="centroid"),
     ] = None,
     generalize: Annotated[
         str | None,
@@ -342,7 +342,7 @@ def verify(
 
     with errors():
         job = Job(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
-        if (scheduler or workers) and job.diversity is None:
+        if (scheduler or workers is not None) and job.diversity is None:
             from .distributed import verify_release
 
             report = verify_release(release, split_list(qi), k, sep=sep,
@@ -457,6 +457,7 @@ def risk(
     attack with every original record's quasi-identifiers."""
     import json
 
+    from .release.files import strict_json
     from .risk import assess_risk
 
     with errors():
@@ -467,7 +468,7 @@ def risk(
                              threshold=threshold)  # fmt: skip
     figures = report.to_dict()
     if json_out:
-        typer.echo(json.dumps(figures, indent=2))
+        typer.echo(json.dumps(strict_json(figures), indent=2, allow_nan=False))
         return
     grid = Table(title=f"re-identification risk of {escape(str(release))}", show_header=True)
     for col in ("model", "highest", "average", f"records above {threshold:g}"):

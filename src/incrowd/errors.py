@@ -17,6 +17,7 @@ __all__ = [
     "ParameterError",
     "InfeasibleError",
     "PrivacyViolation",
+    "IncrowdWarning",
 ]
 
 
@@ -51,3 +52,9 @@ class InfeasibleError(IncrowdError, ValueError):
 
 class PrivacyViolation(IncrowdError):
     """A published table fails an independent privacy check."""
+
+
+class IncrowdWarning(UserWarning):
+    """Something the user asked for has no effect, or a guess about their data could be
+    wrong; the command line prints each as one ``warning:`` line (issued with
+    :func:`warnings.warn`, so Python callers can filter or raise them)."""

@@ -45,7 +45,7 @@ from .algorithms.bincover import ALGORITHMS, Order, cover
 from .algorithms.kd_rectangles import kd_rectangles
 from .algorithms.planar_regions import delaunay_edges, planar_regions
 from .costs import largest_lower_bound
-from .data.commit import Output, commit
+from .data.commit import Output, check_target, commit
 from .data.hierarchy import Hierarchy
 from .data.io import as_dataframe
 from .errors import InputError, OutputError, ParameterError
@@ -381,7 +381,6 @@ def check_output(path: str | os.PathLike[str], protect: Sequence[str | os.PathLi
         if target.exists() and Path(guarded).exists() and target.samefile(guarded):
             msg = f"refusing to write {target}: it is an input of this run"
             raise OutputError(msg)
-    if target.is_dir():
-        raise OutputError(f"cannot write {target}: it is a directory")
+    check_target(target)
     if target.exists():
         raise OutputError(_exists(target))

@@ -70,7 +70,7 @@ class Job:
     seed: int | None = None
     sep: str | None = None
     missing: MissingPolicy = "error"
-    center: str = "centroid"
+    center: str | None = None  # the centers release's: centroid (default) or medoid
     norm: int | None = None
     generalize: str = "levels"
     csv_formulas: str = "escape"
@@ -163,7 +163,8 @@ class Job:
     def blocked(self) -> bool:
         """Whether the run is blockwise (any of the blocking settings given)."""
         return bool(
-            self.scheduler or self.block_size or self.blocks or self.block_by or self.workers
+            self.scheduler or self.block_size or self.blocks or self.block_by
+            or self.workers is not None
             or self.spill != "auto"
         )  # fmt: skip
 

@@ -32,6 +32,7 @@ from .release import (
     release_generalized,
     release_microaggregated,
 )
+from .release.centers import check_center
 
 __all__ = ["anonymize", "make_algorithm"]
 
@@ -81,7 +82,7 @@ def anonymize(
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
     missing: MissingPolicy = "error",
-    center: str = "centroid",
+    center: str | None = None,
     norm: int | None = None,
     generalize: str = "levels",
     diversity: Diversity | None = None,
@@ -104,6 +105,8 @@ def anonymize(
     asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
     crowds that break it are merged with neighbouring crowds (:func:`incrowd.diversity.enforce`);
     the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
+    ``center`` chooses what a centers release publishes for a crowd (``"centroid"``, the
+    default, or ``"medoid"``); given with another release form, it is an error.
     ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
     more than the release: the blockwise run's global certificate).
     """
@@ -121,7 +124,12 @@ def anonymize(
     if generalize == "sets" and release != "generalized":
         msg = f"value sets are a form of the generalized release, not of the {release} release"
         raise ParameterError(msg)
-    method = method or DEFAULT_METHODS[release]
+    if center is not None and release != "centers":
+        msg = f"center has no effect on a {release} release (it chooses a centers release's rows)"
+        raise ParameterError(msg)
+    center = center or "centroid"
+    check_center(center)  # before the work, not after it
+    method = DEFAULT_METHODS[release] if method is None else method
     algorithm = make_algorithm(method, k, params)
     tags = algorithm.tags
     if tags.generalized:

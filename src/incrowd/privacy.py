@@ -233,6 +233,8 @@ def finish_check(
     if sizes is None:  # no usable counts
         return VerificationReport(k, 0, checked.n_rows, 0, 0, checked.form, tuple(problems))
     k_achieved = int(sizes.min()) if len(sizes) else 0
+    if checked.n_records == 0:  # k-anonymous vacuously, but no release to sign off
+        problems.append("the release holds no records: there is nothing to publish")
     small = int((sizes < k).sum())
     if small:
         problems.append(

@@ -10,8 +10,11 @@ For outputs ``F1 .. Fm`` (all in one directory ``D``; a release is ``out.csv``, 
 
 1. **Check.** Every target is refused if it is a directory (unless a directory is what is
    written: a Parquet dataset, filled beforehand in a hidden staging directory of ``D``),
-   and (when the caller says so) if it exists and is not a file the caller may replace.
-   Nothing is written yet.
+   a symbolic link (even one pointing nowhere: renaming onto it would silently replace the
+   link), and (when the caller says so) if it exists and is not a file the caller may
+   replace. Nothing is written yet. Commands check the same before any work is done
+   (:func:`check_target`), including that ``D`` (or the nearest folder that exists above it)
+   can be written.
 2. **Write.** Each file's content is written to an *unnamed* file in ``D`` (Linux
    ``O_TMPFILE``), flushed and ``fsync``-ed. A kill here leaves nothing at all: the kernel
    frees an unnamed file. Where ``O_TMPFILE`` is unavailable, the content goes to a hidden
@@ -40,8 +43,9 @@ What a reader sees, and what a kill leaves
   old metadata, or the reverse. A program that opens the files directly sees, between the two
   renames of step 5, the new table beside the old metadata; the release metadata carries the
   table's SHA-256, so ``incrowd verify`` names such a mismatch instead of trusting it.
-- The next write to the same targets, or any reader, completes a committed group and removes
-  dead processes' temporaries first.
+- The next write into ``D``, to any target, or any reader, completes every committed group
+  of ``D`` and removes the temporaries of processes that are no longer alive (a process
+  killed with SIGKILL cannot clean up after itself); a live process's are never touched.
 
 New files get the permissions of a normal ``open``: ``0o666`` less the process umask.
 """
@@ -51,8 +55,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +71,10 @@ try:  # POSIX advisory locks; without them (not Linux/macOS) writers simply do n
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Output", "commit", "recover", "resolve", "journal_path", "staging_directory"]
+__all__ = [
+    "Output", "check_target", "commit", "recover", "resolve", "journal_path",
+    "staging_directory",
+]  # fmt: skip
 
 _TMP_TAG = ".incrowd-"
 _JOURNAL_SUFFIX = ".incrowd-commit"
@@ -106,6 +115,32 @@ def journal_path(first: Path) -> Path:
     return first.with_name(f".{first.name}{_JOURNAL_SUFFIX}")
 
 
+def check_target(path: str | os.PathLike[str], *, directory: bool = False) -> Path:
+    """Refuse, before any work is done, a target that cannot be written: a directory (unless
+    ``directory``: a dataset replaces an earlier one), a symbolic link, or one whose folder
+    (or, when that does not exist yet, the nearest folder above it) is not a folder this
+    process can create files in. Raises :class:`~incrowd.OutputError`; creates nothing."""
+    target = Path(path)
+    if target.is_symlink():
+        msg = (f"cannot write {target}: it is a symbolic link; incrowd replaces only files it "
+               "wrote (remove the link or choose another name)")  # fmt: skip
+        raise OutputError(msg)
+    if target.is_dir() and not directory:
+        raise OutputError(f"cannot write {target}: it is a directory")
+    folder = target.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {target}: {folder} is not a directory")
+    try:  # a real probe: permission bits say nothing of read-only mounts, ACLs or root
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: the folder {folder} is not writable "
+                          f"({_reason(exc)})") from None  # fmt: skip
+    return target
+
+
 def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | None = None) -> None:
     """Write ``outputs`` as one group, by the protocol of the module docstring.
 
@@ -121,6 +156,8 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         msg = "the files of one group must share a directory"
         raise ValueError(msg)
     for out, path in zip(outputs, paths, strict=True):
+        if path.is_symlink():
+            raise OutputError(f"cannot write {path}: it is a symbolic link")
         if path.is_dir() and not (out.staged is not None and out.staged.is_dir()):
             raise OutputError(f"cannot write {path}: it is a directory")
         if out.replaceable is not None and path.exists() and not out.replaceable(path):
@@ -146,6 +183,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         target = paths[0]
         with _locked(folder):
             recover(paths, _locked_already=True)
+            _recover_folder(folder)
             pairs = [(s.name(folder, p), p) for s, p in zip(staged, paths, strict=True)]
             journal = journal_path(paths[0])
             _write_journal(journal, pairs)
@@ -187,6 +225,21 @@ def recover(paths: Sequence[Path], *, _locked_already: bool = False) -> bool:
     except OSError:
         return False
     return True
+
+
+def _recover_folder(folder: Path) -> None:
+    """Finish every committed group of ``folder`` and remove every temporary of a process
+    that is no longer alive (held under the folder's lock). Each group's journal is finished
+    before any temporary goes: a dead process's temporary named in a journal is a committed
+    file still to be installed."""
+    with contextlib.suppress(OSError):
+        journals = [Path(e.path) for e in os.scandir(folder)
+                    if e.name.startswith(".") and e.name.endswith(_JOURNAL_SUFFIX)]  # fmt: skip
+        for journal in journals:
+            first = folder / journal.name[1 : -len(_JOURNAL_SUFFIX)]
+            recover([first], _locked_already=True)
+        if not any(Path(j).exists() for j in journals):  # an unfinished one keeps its files
+            _remove_dead_temporaries(folder, None)
 
 
 def resolve(paths: Sequence[Path]) -> list[Path]:
@@ -316,22 +369,25 @@ def _copy_fd(fd: int, target: Path) -> None:
         raise
 
 
+#: A hidden temporary of :func:`_temp_name`: ``.FINAL.incrowd-PID-HEX.tmp``.
+_TEMPORARY = re.compile(r"^\.(?P<final>.+)\.incrowd-(?P<pid>\d+)-[0-9a-f]+\.tmp$")
+
+
 def _temp_name(folder: Path, final: Path) -> Path:
     return folder / f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
-def _remove_dead_temporaries(folder: Path, finals: Sequence[Path]) -> None:
-    """Remove hidden temporaries of ``finals`` left by processes that are no longer alive."""
-    for final in finals:
-        prefix = f".{final.name}{_TMP_TAG}"
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(folder):
-                name = entry.name
-                if not (name.startswith(prefix) and name.endswith(".tmp")):
-                    continue
-                pid = name[len(prefix) :].split("-", 1)[0]
-                if pid.isdigit() and not _alive(int(pid)):
-                    _remove(Path(entry.path))
+def _remove_dead_temporaries(folder: Path, finals: Sequence[Path] | None) -> None:
+    """Remove hidden temporaries of ``finals`` (None: of any target in ``folder``) left by
+    processes that are no longer alive."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            match = _TEMPORARY.match(entry.name)
+            if match is None or (finals is not None and match["final"] not in
+                                 {f.name for f in finals}):  # fmt: skip
+                continue
+            if not _alive(int(match["pid"])):
+                _remove(Path(entry.path))
 
 
 def _alive(pid: int) -> bool:

@@ -70,7 +70,7 @@ import pandas as pd
 from .. import __version__
 from ..data.io import TableFile, as_dataframe
 from ..data.schema import Schema
-from ..errors import IncrowdError, InputError, ParameterError
+from ..errors import IncrowdError, IncrowdWarning, InputError, ParameterError
 from ..params import check_k, check_seed
 from ..partition import Partition
 from ..pipeline import anonymize
@@ -243,6 +243,10 @@ def write_blocks(
         if source is not None and not spilled:
             plan = replace(plan, frame=source.read(source.columns))
         if len(plan.blocks) == 1:  # the single-machine release, byte for byte
+            if scheduler != "sync" and (scheduler != "local" or workers is not None):
+                warnings.warn(f"the table fits one block ({rows} records): it is anonymized in "
+                              "this process, and --scheduler / --workers have no effect",
+                              IncrowdWarning, stacklevel=2)  # fmt: skip
             whole = FrameBlocks(plan.frame, plan.blocks)
             [(_, result)] = list(_run(plan, whole.part, options, client, workers, on_block))
             release = _combine(plan, [result])
@@ -292,12 +296,16 @@ def verify_release(
     other release (one CSV or Parquet file) is checked here, chunk by chunk.
     """
     qi, k = checked_request(qi, k)
+    _checked_scheduler(scheduler, workers)
     files = read_release_parts(path, sep=sep)
     if not files.dataset or scheduler == "sync":
+        if scheduler != "sync" and (scheduler != "local" or workers is not None):
+            warnings.warn(f"{path} is one file, checked in this process: --scheduler / "
+                          "--workers have no effect", IncrowdWarning, stacklevel=2)  # fmt: skip
         return verify(path, qi, k, sep=sep)
     meta = dict(files.metadata or {})
     slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
-    with _client(_checked_scheduler(scheduler), workers) as client:
+    with _client(scheduler, workers) as client:
         from distributed import as_completed
 
         futures = [client.submit(_check_file, path, qi, slim, pure=False, retries=1)
@@ -442,10 +450,18 @@ def _largest_first(blocks: Sequence[np.ndarray]) -> list[int]:
     return sorted(range(len(blocks)), key=lambda i: -len(blocks[i]))
 
 
-def _checked_scheduler(scheduler: str) -> str:
+def _checked_scheduler(scheduler: str, workers: int | None = None) -> str:
+    """``scheduler``, checked with ``workers`` (a warning when they have no effect)."""
     if scheduler not in ("local", "sync") and not scheduler.startswith(("tcp://", "tls://")):
         msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
         raise ParameterError(msg)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):  # fmt: skip
+        msg = f"--workers must be a positive integer, got {workers!r}"
+        raise ParameterError(msg)
+    if workers is not None and scheduler != "local":
+        warnings.warn(f"--workers has no effect with --scheduler {scheduler}: it sizes the local "
+                      "cluster only", IncrowdWarning, stacklevel=2)  # fmt: skip
     return scheduler
 
 
@@ -495,7 +511,7 @@ def _early_client(
     """The workers reached before the blocks are planned, when there will be more than one
     block, and each told to load incrowd meanwhile: the planning then overlaps the workers'
     imports (about a second each) instead of preceding them. None otherwise."""
-    _checked_scheduler(scheduler)
+    _checked_scheduler(scheduler, workers)
     size = block_size if isinstance(block_size, int) else 100_000  # (checked in planning)
     several = blocks > 1 if isinstance(blocks, int) else rows > size
     if scheduler == "sync" or not several:

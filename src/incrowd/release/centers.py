@@ -34,10 +34,17 @@ from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, summarize
 from .generalize import generalized_labels
 from .microaggregate import centroid_values
 
-__all__ = ["release_centers", "COUNT", "RADIUS"]
+__all__ = ["release_centers", "check_center", "COUNT", "RADIUS"]
 
 COUNT = "count"
 RADIUS = "radius"
+
+
+def check_center(center: object) -> None:
+    """Raise :class:`~incrowd.ParameterError` unless ``center`` is a center kind."""
+    if center not in ("centroid", "medoid"):
+        msg = f"center must be 'centroid' or 'medoid', got {center!r}"
+        raise ParameterError(msg)
 
 
 def release_centers(
@@ -57,9 +64,7 @@ def release_centers(
     ``center_records`` may give the record to publish as each crowd's center (an
     algorithm's own centers, e.g. ``RGather.center_records_``, whose radius it guarantees).
     """
-    if center not in ("centroid", "medoid"):
-        msg = f"center must be 'centroid' or 'medoid', got {center!r}"
-        raise ParameterError(msg)
+    check_center(center)
     check_reserved(schema.qi_names + tuple(schema.sensitive), (COUNT, RADIUS), "centers")
     space = space if space is not None else MetricSpace.from_table(table, schema)
     prep = prepare(table, partition, schema, space.columns or None)

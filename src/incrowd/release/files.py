@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 import pandas as pd
 
-from ..data.commit import Output, commit, resolve
+from ..data.commit import Output, check_target, commit, resolve
 from ..data.io import check_sep, dump_table, is_parquet, parquet_parts, read_table
 from ..errors import InputError, OutputError
 
@@ -54,6 +54,7 @@ __all__ = [
     "read_release_parts",
     "refusal",
     "release_parts",
+    "strict_json",
     "unescape_formulas",
     "write_release",
 ]
@@ -187,15 +188,15 @@ def check_release_target(
 
     Raises :class:`~incrowd.OutputError` when the name does not end in .csv / .parquet, when
     the table or its metadata would land on a directory (unless ``directory``: the table is
-    a Parquet dataset and the directory an earlier release's), on one of the files in
-    ``protect`` (the inputs), or on an existing file that is not part of an earlier release.
+    a Parquet dataset and the directory an earlier release's), on a symbolic link, in a
+    folder that cannot be written (:func:`~incrowd.data.commit.check_target`), on one of the
+    files in ``protect`` (the inputs), or on an existing file that is not part of an earlier
+    release.
     """
     target = check_release_path(path)
     meta = metadata_path(target)
     for candidate in (target, meta):
-        dataset = directory and candidate == target and is_parquet(target)
-        if candidate.is_dir() and not dataset:
-            raise OutputError(f"cannot write {candidate}: it is a directory")
+        check_target(candidate, directory=directory and candidate == target and is_parquet(target))
         for guarded in protect:
             if _same_file(candidate, Path(guarded)):
                 msg = f"refusing to write {candidate}: it is an input of this run ({guarded})"
@@ -250,8 +251,27 @@ def write_release(
 
 
 def metadata_json(content: Mapping[str, Any]) -> bytes:
-    """The bytes of a release's JSON metadata file."""
-    return (json.dumps(content, indent=2, sort_keys=True, default=_plain) + "\n").encode()
+    """The bytes of a release's JSON metadata file: strict JSON, which every parser reads (a
+    figure that is not a finite number is written as null, never as ``NaN``)."""
+    text = json.dumps(strict_json(content), indent=2, sort_keys=True, allow_nan=False)
+    return (text + "\n").encode()
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with NumPy scalars and arrays as plain Python values and every non-finite
+    number (NaN, ±inf: not JSON) as None, for ``json.dumps(..., allow_nan=False)``."""
+    if isinstance(value, Mapping):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    msg = f"cannot write {type(value).__name__} as JSON"
+    raise TypeError(msg)
 
 
 @dataclass(frozen=True)
@@ -376,10 +396,3 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    msg = f"cannot write {type(obj).__name__} as JSON"
-    raise TypeError(msg)
