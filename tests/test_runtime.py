@@ -98,11 +98,11 @@ def test_cache_directory_falls_back_to_a_writable_place(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = []
 
-    def writable(folder):
+    def private(folder):
         calls.append(folder)
         return folder.is_relative_to(tmp_path)
 
-    monkeypatch.setattr(_runtime, "_writable", writable)
+    monkeypatch.setattr(_runtime, "_private_folder", private)
     _runtime._cache_enabled.cache_clear()
     try:
         assert _runtime._cache_enabled()
@@ -251,3 +251,159 @@ def test_a_cached_kernel_follows_a_change_in_a_kernel_it_calls(tmp_path):
     assert result() == "7"  # from the cache
     (pkg / "b.py").write_text(callee.format(30))
     assert result() == "91"
+
+
+# ------------------------------------------------------------------ whose cache (issue 43)
+KERNEL = "from incrowd._runtime import jit\n\n\n@jit()\ndef twice(x):\n    return 2 * x\n"
+
+
+def _run_kernel(tmp_path: Path, code: str = "", **env: str) -> subprocess.CompletedProcess:
+    """Compile and call a kernel of a module of its own in a fresh Python (so that numba
+    reads ``NUMBA_CACHE_DIR`` at its import, as in a real run); ``code`` runs first."""
+    folder = tmp_path / "mod"
+    folder.mkdir(exist_ok=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}  # fmt: skip
+    run = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
+           f"{code}\nfrom kernel import twice\nprint(twice(21))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", run, str(folder)], env=base | env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "42", done.stderr
+    return done
+
+
+def _contents(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def _refused(done: subprocess.CompletedProcess, folder: Path, why: str) -> None:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0] == f"incrowd: not caching in {folder}: {why}"
+
+
+def test_a_cache_folder_of_another_user_is_refused(tmp_path):
+    """Issue 43: numba's cache index is a pickle. Another user who made the folder first
+    and left an index there would run code as us: their folder is not used, nor written."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to chown a folder to another user")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "planted.nbi").write_bytes(b"x")
+    os.chown(theirs, 65534, 65534)
+    os.chown(theirs / "planted.nbi", 65534, 65534)
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(theirs))
+    _refused(done, theirs, "owned by uid 65534, not you")
+    assert _contents(theirs) == ["planted.nbi"]
+
+
+def test_a_cache_folder_others_may_write_is_refused(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(shared))
+    _refused(done, shared, "writable by others (mode 0777)")
+    assert _contents(shared) == []
+
+
+def test_a_symbolic_link_is_no_cache_folder(tmp_path):
+    """Another user's link (in /tmp, say) to a folder of theirs: refused, whatever it
+    points to."""
+    target, link = tmp_path / "target", tmp_path / "link"
+    target.mkdir(mode=0o700)
+    link.symlink_to(target)
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(link))
+    _refused(done, link, "a symbolic link")
+    assert _contents(target) == []
+
+
+def test_an_absent_cache_folder_is_made_private_and_used(tmp_path):
+    cache = tmp_path / "new" / "cache"
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(cache))
+    assert done.stderr == ""
+    assert cache.stat().st_mode & 0o777 == 0o700
+    # numba keeps each source folder's kernels in a subfolder: made private too, by us
+    (sub,) = cache.iterdir()
+    assert sub.stat().st_mode & 0o777 == 0o700 and list(sub.glob("kernel.twice-*.nbi"))
+    assert _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(cache)).stderr == ""
+
+
+def test_kernels_beside_sources_others_may_write_are_not_cached(tmp_path):
+    """numba's default keeps kernels in ``__pycache__`` beside their source: not when
+    others may write that folder (they could swap ``__pycache__`` for theirs)."""
+    (tmp_path / "mod").mkdir(mode=0o777)
+    (tmp_path / "mod").chmod(0o777)
+    done = _run_kernel(tmp_path)
+    _refused(done, tmp_path / "mod" / "__pycache__",
+             f"{tmp_path / 'mod'} is writable by others (mode 0777)")  # fmt: skip
+    assert not list((tmp_path / "mod").rglob("*.nb[ic]"))
+
+
+def test_a_planted_temporary_cache_folder_is_ignored(tmp_path):
+    """The issue's attack: no writable home nor package folder, so the cache would go to
+    ``$TMPDIR/incrowd-<uid>-cache`` — which another user made first, open to all."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to chown a folder to another user")
+    home, scratch = tmp_path / "home-is-a-file", tmp_path / "tmp"
+    home.write_text("")
+    scratch.mkdir()
+    planted = scratch / f"incrowd-{os.getuid()}-cache"
+    planted.mkdir()
+    (planted / "planted.nbi").write_bytes(b"x")
+    planted.chmod(0o777)
+    os.chown(planted, 65534, 65534)
+    # the package's own __pycache__ unwritable, as in a read-only install
+    readonly = ("from pathlib import Path; from incrowd import _runtime; "
+                f"_runtime.PACKAGE = Path({str(home)!r}) / 'pkg'")  # fmt: skip
+    done = _run_kernel(tmp_path, readonly, HOME=str(home), TMPDIR=str(scratch))
+    _refused(done, planted, "owned by uid 65534, not you")
+    assert _contents(planted) == ["planted.nbi"]
+
+
+# ------------------------------------------------------------------ matplotlib (issue 43)
+def _quiet_env(tmp_path: Path) -> dict[str, str]:
+    """Our environment with no writable home (a file in its place stops root as well)."""
+    home = tmp_path / "home-is-a-file"
+    home.write_text("")
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    drop = ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "NUMBA_CACHE_DIR")
+    return {k: v for k, v in os.environ.items() if k not in drop} | {
+        "HOME": str(home), "TMPDIR": str(tmp_path / "tmp")}  # fmt: skip
+
+
+def _table(tmp_path: Path) -> Path:
+    table = tmp_path / "t.csv"
+    table.write_text("age,sex\n" + "".join(f"{30 + i % 7},{'MF'[i % 2]}\n" for i in range(60)))
+    return table
+
+
+def test_a_command_without_plots_does_not_load_matplotlib(tmp_path):
+    table, out = _table(tmp_path), tmp_path / "out.csv"
+    probe = ("import sys\nfrom incrowd.cli import run\n"
+             f"assert run(['anonymize', {str(table)!r}, '--qi', 'age,sex', '--k', '3', "
+             f"'--out', {str(out)!r}]) == 0\n"
+             f"assert run(['verify', {str(out)!r}, '--qi', 'age,sex', '--k', '3']) == 0\n"
+             "print('matplotlib' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], env=_quiet_env(tmp_path),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"
+    assert "matplotlib" not in done.stderr.lower()
+
+
+def test_the_report_says_nothing_of_matplotlib_without_a_writable_home(tmp_path):
+    """Issue 43: matplotlib warned twice on stderr that it had to make a temporary
+    folder; its folder is now one of ours, chosen before it is imported."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("jinja2")
+    table, out, page = _table(tmp_path), tmp_path / "out.csv", tmp_path / "page.html"
+    from incrowd.cli import run
+
+    assert run(["anonymize", str(table), "--qi", "age,sex", "--k", "3", "--out", str(out)]) == 0
+    done = subprocess.run([sys.executable, "-m", "incrowd", "report", str(table), str(out),
+                           "--qi", "age,sex", "--out", str(page)], env=_quiet_env(tmp_path),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "matplotlib" not in done.stderr.lower(), done.stderr
+    assert page.read_text().startswith("<!DOCTYPE html>")

@@ -13,19 +13,27 @@ Our users run on shared servers and in locked-down containers, so:
 - **Compiled kernels** (numba) are cached on disk where possible: next to the package, else
   in the user's cache directory, else in a private temporary directory; where nothing is
   writable (a read-only image, no home directory) they are compiled in memory each run,
-  never failing for want of a cache. numba checks a cached kernel only against the file
-  that defines it, and a kernel compiles in the kernels it calls from other files: after a
-  change to those (a ``git pull`` in a clone), it would load stale code. So each folder of
-  cached kernels is stamped with a digest of all the package's sources, and emptied of
-  kernels when the stamp differs.
+  never failing for want of a cache. numba's index of cached kernels is a pickle, so
+  whoever can write it runs code as us: a folder is used only if it is ours and nobody
+  else may write it or swap it (:func:`_private_folder`); another is passed over, with
+  one line on stderr. numba checks a cached kernel only against the file that defines it,
+  and a kernel compiles in the kernels it calls from other files: after a change to those
+  (a ``git pull`` in a clone), it would load stale code. So each folder of cached kernels
+  is stamped with a digest of all the package's sources, and emptied of kernels when the
+  stamp differs.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
+import inspect
 import os
+import shutil
+import stat
+import sys
 import tempfile
 import threading
 import types
@@ -36,7 +44,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
-    "in_background",
+    "in_background", "prepare_matplotlib",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -103,9 +111,62 @@ def threads() -> int:
 
 
 # ------------------------------------------------------------------ compiled kernels
-def _writable(folder: Path) -> bool:
+def _others_may_write(info: os.stat_result) -> bool:
+    """Whether users other than the owner may write a folder. Its group may, when it is the
+    owner's own private group (what a umask of 002 gives on Debian and Ubuntu)."""
+    if info.st_mode & stat.S_IWOTH:
+        return True
+    if not info.st_mode & stat.S_IWGRP:
+        return False
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        import grp
+        import pwd
+
+        user, group = pwd.getpwuid(info.st_uid), grp.getgrgid(info.st_gid)
+    except (ImportError, KeyError):
+        return True
+    return not (group.gr_gid == user.pw_gid and group.gr_name == user.pw_name
+                and set(group.gr_mem) <= {user.pw_name})  # fmt: skip
+
+
+def _distrust(folder: Path, info: os.stat_result) -> str | None:
+    """Why files in ``folder`` may have been written by someone else (None: they cannot)."""
+    if stat.S_ISLNK(info.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "not a folder"
+    if info.st_uid != os.geteuid():
+        return f"owned by uid {info.st_uid}, not you"
+    if _others_may_write(info):
+        return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
+    # whoever may write its parent may swap it for a folder of theirs (unless the parent
+    # is sticky, as /tmp is: there only the owner may rename or remove an entry)
+    parent = os.stat(folder.parent)
+    if _others_may_write(parent) and not parent.st_mode & stat.S_ISVTX:
+        return f"{folder.parent} is writable by others (mode {stat.S_IMODE(parent.st_mode):04o})"
+    return None
+
+
+@functools.cache
+def _private_folder(folder: Path) -> bool:
+    """Whether ``folder`` may hold files that this process loads as code — numba's index
+    of cached kernels is a pickle: whoever can write it runs code as us. Only a real folder
+    of ours that nobody else may write qualifies; an absent one is made, mode 0700. One
+    line on stderr when a folder we could write is refused (an unwritable one, such as
+    a read-only install's, is passed over quietly)."""
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        info = os.lstat(folder)
+        why = _distrust(folder, info) if hasattr(os, "geteuid") else None
+    except OSError:
+        return False
+    if why is not None:
+        if os.access(folder, os.W_OK):
+            print(f"incrowd: not caching in {folder}: {why}", file=sys.stderr)
+        return False
+    try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError:
@@ -113,30 +174,63 @@ def _writable(folder: Path) -> bool:
     return True
 
 
-@functools.cache
-def _cache_enabled() -> bool:
-    """Whether numba may cache compiled kernels, choosing a directory that works."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return _writable(Path(os.environ["NUMBA_CACHE_DIR"]))
-    if _writable(Path(__file__).resolve().parent / "__pycache__"):
-        return True  # numba's default: beside the sources
+def _cache_candidates() -> list[Path]:
+    """Folders for caches of ours, best first, when the package's own cannot be used: the
+    user's cache directory, else one in the temporary directory."""
     candidates = []
     if os.environ.get("XDG_CACHE_HOME"):
         candidates.append(Path(os.environ["XDG_CACHE_HOME"]) / "incrowd")
     with contextlib.suppress(RuntimeError, KeyError):
-        candidates.append(Path.home() / ".cache" / "incrowd")
+        if Path.home().is_dir():  # never make a missing home (root could)
+            candidates.append(Path.home() / ".cache" / "incrowd")
     uid = os.getuid() if hasattr(os, "getuid") else "user"
     temp = Path(tempfile.gettempdir())
     if temp.resolve() != Path.cwd().resolve():  # tempfile's last resort is the user's folder
         candidates.append(temp / f"incrowd-{uid}-cache")
-    for folder in candidates:
-        if _writable(folder):
+    return candidates
+
+
+@functools.cache
+def _cache_enabled() -> bool:
+    """Whether numba may cache compiled kernels, choosing a private folder for them: the
+    user's ``NUMBA_CACHE_DIR`` (none if it will not do), else ``__pycache__`` beside the
+    sources, else one of :func:`_cache_candidates`."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        # refused: every kernel is compiled with cache=False, so numba (which read the
+        # variable at its import) never opens it
+        return _private_folder(Path(os.environ["NUMBA_CACHE_DIR"]))
+    if _private_folder(PACKAGE / "__pycache__"):
+        return True  # numba's default: beside the sources
+    for folder in _cache_candidates():
+        if _private_folder(folder):
             os.environ["NUMBA_CACHE_DIR"] = str(folder)
             import numba
 
             numba.config.CACHE_DIR = str(folder)
             return True
     return False
+
+
+def _kernel_folder(fn: Callable[..., Any]) -> str | None:
+    """The folder numba will keep ``fn``'s kernels in (as its cache locators choose it:
+    a subfolder of ``NUMBA_CACHE_DIR`` per source folder, else ``__pycache__`` beside the
+    source), when it is private (:func:`_private_folder`, which makes it so when absent —
+    numba would make it with the umask's mode); else None."""
+    import numba
+
+    source = inspect.getfile(fn)
+    if not os.path.isfile(source):  # typed at a prompt: numba cannot cache it anyway
+        return None
+    if numba.config.CACHE_DIR:
+        try:
+            from numba.core.caching import _CacheLocator
+        except ImportError:  # a numba whose layout we do not know: no cache, not a guess
+            return None
+        folder = os.path.join(numba.config.CACHE_DIR,
+                              _CacheLocator.get_suitable_cache_subpath(source))  # fmt: skip
+    else:
+        folder = os.path.join(os.path.dirname(source), "__pycache__")
+    return folder if _private_folder(Path(folder)) else None
 
 
 #: In each folder of cached kernels: the digest of the sources they were compiled from.
@@ -210,14 +304,17 @@ def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[Callable[.
         options["inline"] = "always"
 
     def wrap(fn: Callable[..., Any]) -> Any:
-        if _cache_enabled():
+        folder = _kernel_folder(fn) if _cache_enabled() else None
+        if folder is not None:
             try:
                 dispatcher = numba.njit(cache=True, **options)(fn)
             except RuntimeError:  # numba found no usable cache location after all
                 pass
             else:
-                _fresh_cache(dispatcher)
-                return dispatcher
+                # numba passes over a folder it cannot write, to one we have not checked
+                if getattr(dispatcher._cache, "_cache_path", None) == folder:
+                    _fresh_cache(dispatcher)
+                    return dispatcher
         return numba.njit(cache=False, **options)(fn)
 
     return wrap
@@ -232,6 +329,46 @@ def variant(fn: Callable[..., Any], suffix: str, names: dict[str, Any]) -> Calla
     copy.__qualname__ = fn.__qualname__ + suffix
     copy.__module__ = fn.__module__
     return copy
+
+
+# ------------------------------------------------------------------ matplotlib
+def _matplotlib_may_write() -> bool:
+    """Whether matplotlib can write the folders it would choose itself (and make them, as
+    it would on import)."""
+    try:
+        if not Path.home().is_dir():  # matplotlib would make it, running as root
+            return False
+        if sys.platform.startswith(("linux", "freebsd")):
+            folders = [Path(os.environ.get(name) or Path.home() / default, "matplotlib")
+                       for name, default in (("XDG_CONFIG_HOME", ".config"),
+                                             ("XDG_CACHE_HOME", ".cache"))]  # fmt: skip
+        else:
+            folders = [Path.home() / ".matplotlib"]
+        for folder in folders:
+            folder.resolve().mkdir(parents=True, exist_ok=True)
+    except (OSError, RuntimeError):
+        return False
+    return all(os.access(folder.resolve(), os.W_OK) for folder in folders)
+
+
+def prepare_matplotlib() -> None:
+    """Call before importing matplotlib. Where it cannot write its own folders (a read-only
+    install, no writable home), matplotlib makes a temporary one, warns twice on stderr,
+    and builds its font cache afresh: ``MPLCONFIGDIR`` names a private folder of ours
+    instead, kept across runs where one can be (its ``matplotlibrc`` is read as settings,
+    which may name a module to import)."""
+    if os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules or sys.platform == "win32":
+        return
+    if _matplotlib_may_write():
+        return
+    for folder in _cache_candidates():
+        if _private_folder(folder) and _private_folder(folder / "matplotlib"):
+            os.environ["MPLCONFIGDIR"] = str(folder / "matplotlib")
+            return
+    with contextlib.suppress(OSError):
+        temporary = tempfile.mkdtemp(prefix="incrowd-matplotlib-")  # mode 0700
+        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+        os.environ["MPLCONFIGDIR"] = temporary
 
 
 # ------------------------------------------------------------------ coarse parallelism

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._runtime import prepare_matplotlib
 from ..data.schema import Schema
 from ..diversity import published_counts
 from ..errors import InputError
@@ -46,6 +47,7 @@ LATITUDE = ("lat", "latitude")
 
 
 def _libraries() -> tuple[Any, Any]:
+    prepare_matplotlib()
     try:
         import jinja2
         import matplotlib
