@@ -112,3 +112,170 @@ def test_meeting_level_is_consistent_with_labels(values):
             assert h.label(j, codes[a, j]) == h.label(j, codes[b, j])
             if j > 0:
                 assert codes[a, j - 1] != codes[b, j - 1]
+
+
+# ------------------------------------------------------------- issue 43: large files
+def paths(n: int) -> str:
+    """An ARX file of ``n`` values: ``v7;g0;h0;*`` (ten values a group, 100 groups a block)."""
+    return "".join(f"v{i};g{i // 10};h{i // 1000};*\n" for i in range(n))
+
+
+def test_a_large_file_keeps_only_the_rows_of_the_data_values(tmp_path):
+    path = write(tmp_path, paths(300_000))
+    h = Hierarchy.from_csv(path, keep=["v0", "v123457", "v299999", "v123457", "nope"])
+    assert h.values == ("v0", "v123457", "v299999")
+    assert h.labels[1] == ("g0", "g12345", "g29999") and h.height == 3
+    codes = h.encode(["v123457"])[0]
+    assert [h.label(j, codes[j]) for j in range(4)] == ["v123457", "g12345", "h123", "*"]
+    ages = write(tmp_path, "38;30-39;*\n39;30-39;*\n", name="ages.csv")
+    assert Hierarchy.from_csv(ages, keep=[39.0]).values == ("39",)  # looked up as encoded
+
+
+def test_memory_follows_the_data_not_the_file(tmp_path):
+    import tracemalloc
+
+    peaks = []
+    for n in (50_000, 400_000):
+        path = write(tmp_path, paths(n), name=f"h{n}.csv")
+        tracemalloc.start()
+        Hierarchy.from_csv(path, keep=["v1", f"v{n - 1}"])
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    # 8x the rows, the same few blocks in memory at a time (reading all rows took ~100x)
+    assert peaks[1] < 1.5 * peaks[0] + 1e6, peaks
+
+
+def test_only_the_kept_rows_are_validated_and_named_by_their_row(tmp_path):
+    rows = paths(20_000).splitlines()
+    rows[5] = "v5;;h0;*"  # an empty cell, and a second parent, in rows the data does not use
+    rows[6] = "v6;g0;h9;*"
+    rows[17_000] = "v17000;g1700;;*"
+    path = write(tmp_path, "\n".join(rows) + "\n")
+    assert Hierarchy.from_csv(path, keep=["v1", "v19999"]).values == ("v1", "v19999")
+    with pytest.raises(HierarchyError, match="row 17001 has an empty cell at level 2"):
+        Hierarchy.from_csv(path, keep=["v1", "v17000"])
+    with pytest.raises(HierarchyError, match=r"'g0' generalizes to both 'h0' \(row 2\)"):
+        Hierarchy.from_csv(path, keep=["v1", "v6"])
+
+
+def test_a_file_without_the_data_values_reports_the_first_missing_value(tmp_path):
+    path = write(tmp_path, "a;x;*\nb;x;*\n")
+    h = Hierarchy.from_csv(path, keep=["zz"])
+    assert h.values == ("a",)  # the first row stands in, so that the value is reported
+    with pytest.raises(HierarchyError, match=r"value 'zz' of column 's' \(row 1\) is not in"):
+        h.encode(["zz"], column="s")
+
+
+def test_the_whole_file_must_decode_and_use_the_separator(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_bytes("a;x;*\nb;x;*\nc;M\xe4nner;*\n".encode("latin-1"))
+    with pytest.raises(HierarchyError, match="line 3 is not utf-8 text"):
+        Hierarchy.from_csv(path, keep=["a"])
+    comma = write(tmp_path, "a,x,*\nb,x,*\n", name="comma.csv")
+    with pytest.raises(HierarchyError, match="splits evenly on ','"):
+        Hierarchy.from_csv(comma, keep=["a"])
+    assert Hierarchy.from_csv(write(tmp_path, "a\nb\n", name="one.csv")).height == 1
+
+
+@pytest.mark.parametrize("before", [0, 3, 30_000])
+def test_a_long_line_is_refused_before_it_is_read_whole(tmp_path, before):
+    from incrowd.data.hierarchy import MAX_LINE_BYTES
+
+    short = "a;x;*\n" * before
+    path = write(tmp_path, short + "b;" + "x" * (3 << 20) + ";*\nc;x;*\n")
+    with pytest.raises(HierarchyError, match=rf"line longer than 1 MiB \(line {before + 1}\)"):
+        Hierarchy.from_csv(path, keep=["a"])
+    # a line of exactly the limit is a row like any other (the limit is the line, not a cell)
+    path = write(tmp_path, short + "b;" + "x" * (MAX_LINE_BYTES - 4) + ";*\nc;x;*\n")
+    assert Hierarchy.from_csv(path, keep=["b", "c"]).values == ("b", "c")
+
+
+def test_a_long_line_is_refused_without_holding_it(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "h.csv"
+    path.write_bytes(b"x" * (8 << 20) + b"\n\xff\n")  # undecodable after it: never reached
+    tracemalloc.start()
+    with pytest.raises(HierarchyError, match=r"line longer than 1 MiB \(line 1\)"):
+        Hierarchy.from_csv(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 4 << 20, peak
+
+
+@given(
+    st.lists(
+        st.lists(st.text(alphabet='ab;"\r\n x', max_size=4), min_size=0, max_size=3),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.integers(1, 9),
+)
+def test_the_stream_reads_what_the_csv_module_reads(rows, end, block):
+    """Quoted cells, separators and line ends in cells, blank lines, CRLF: the quote-free fast
+    path and the csv path together read every file as ``csv.reader`` reads it whole."""
+    import csv
+    import io
+    import tempfile
+    from pathlib import Path
+
+    from incrowd.data import hierarchy
+
+    text = io.StringIO(newline="")
+    csv.writer(text, delimiter=";", lineterminator=end).writerows(rows)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "h.csv"
+        path.write_text(text.getvalue(), newline="")
+        with path.open(newline="") as fh:
+            expected = [r for r in csv.reader(fh, delimiter=";") if r]
+        wanted = {r[0] for r in expected[::2]}
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(hierarchy, "_READ_BYTES", block)  # blocks end anywhere in a line
+            scan = hierarchy._Scan(";", wanted)
+            scan.read(hierarchy._blocks(path, "utf-8", ";"))
+    numbered = list(enumerate(expected, start=1))
+    assert scan.kept == [(i, r) for i, r in numbered if r[0] in wanted]
+    assert scan.records == len(expected)
+    assert scan.first == (numbered[0] if numbered else None)
+    assert scan.one_cell == all(len(r) == 1 for r in expected)
+
+
+# ---------------------------------------------- issue 43: a label is one node of one tree
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("M;F;*\nF;M;*\n", r"'F' generalizes to both '\*' \(row 1\) and 'M' \(row 2\)"),
+        ("a;b;*\nb;c;*\nc;a;*\n", r"'b' generalizes to both '\*' \(row 1\) and 'c' \(row 2\)"),
+        ("a;x;a\nb;x;a\n", r"row 1 is a cycle: 'a' -> 'x' -> 'a'"),
+        ("a;*;x\nb;y;z\n", r"row 1 is a cycle: '\*' -> 'x' -> '\*'"),  # "*" added on top
+        ("a;g;p;*\nb;c;g;q\n", r"'g' generalizes to both 'p' \(row 1\) and 'q' \(row 2\)"),
+    ],
+)
+def test_a_label_with_two_parents_or_its_own_ancestor_is_refused(tmp_path, text, message):
+    with pytest.raises(HierarchyError, match=message):
+        Hierarchy.from_csv(write(tmp_path, text))
+    with pytest.raises(HierarchyError, match=message):
+        Hierarchy.from_rows([r.split(";") for r in text.splitlines()])
+
+
+def test_a_label_may_repeat_on_its_row_and_sit_at_several_depths():
+    # kept for a level (Male;Male), a value that is also its group (A;A), unequal depths
+    for rows in (
+        [["Male", "Male", "*"], ["Female", "F", "*"]],
+        [["A+", "A"], ["A", "A"], ["B", "B"]],
+        [["a", "X", "X", "*"], ["b", "c", "X", "*"]],
+    ):
+        assert Hierarchy.from_rows(rows).labels[-1] == ("*",)
+
+
+def test_missing_category_keeps_the_row_of_the_missing_label(tmp_path):
+    import pandas as pd
+
+    from incrowd.data.columns import MISSING_LABEL
+    from incrowd.job import build_hierarchy
+
+    path = write(tmp_path, f"a;x;*\nb;x;*\nc;y;*\n{MISSING_LABEL};y;*\n")
+    h = build_hierarchy(str(path), pd.Series(["a", None, "a", " "]), "s")
+    assert h.values == ("a", MISSING_LABEL)
+    assert build_hierarchy(str(path), pd.Series(["b", "a"]), "s").values == ("a", "b")

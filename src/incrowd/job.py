@@ -38,6 +38,7 @@ Flags given on the command line override the file.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -143,7 +144,10 @@ class Job:
             if not isinstance(spec, str):
                 msg = f"{where}: hierarchy.{col} must be a file name, 'prefix' or 'intervals:...'"
                 raise InputError(msg)
-            hierarchy[str(col)] = spec if _is_builder(spec) else str(base / spec)
+            builder = _is_builder(spec) or (
+                _kind_named(spec) is not None and not (base / spec).exists()
+            )
+            hierarchy[str(col)] = spec if builder else str(base / spec)
         values["hierarchy"] = hierarchy
         values["params"] = dict(tables["params"])
         values["weights"] = parse_weights(tables["weights"], where)
@@ -227,18 +231,31 @@ def _as_list(value: Any, where: str) -> list[str]:
     raise InputError(msg)
 
 
+#: What a hierarchy spec may be (the answer to any other kind).
+HIERARCHY_SPECS = "FILE, prefix or intervals:W1,W2,... (e.g. intervals:5,10,20)"
+
+
 def _is_builder(spec: str) -> bool:
     return spec == "prefix" or spec.startswith("intervals:")
+
+
+def _kind_named(spec: str) -> str | None:
+    """The kind a spec such as ``bogus:1`` names (None for a path: a one-letter word is a
+    Windows drive, and a path has a separator or a dot before any colon)."""
+    head, colon, _ = spec.partition(":")
+    return head if colon and len(head) > 1 and head.isalpha() else None
 
 
 def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
     """A hierarchy from a spec: a file path, ``prefix``, or ``intervals:w1,w2,...``."""
     import pandas as pd
 
-    from .data.hierarchy import Hierarchy
+    from .data.columns import MISSING_LABEL
+    from .data.hierarchy import Hierarchy, distinct_values
     from .data.schema import is_missing
 
-    present = column[~is_missing(column)]
+    missing = is_missing(column)
+    present = column[~missing]
     if spec == "prefix":
         return Hierarchy.from_prefix(present.astype(str), source=f"prefix hierarchy of {name!r}")
     if spec.startswith("intervals:"):
@@ -249,7 +266,15 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
             msg = f"interval hierarchy of {name!r}: {exc}"
             raise HierarchyError(msg) from exc
         return Hierarchy.from_intervals(values, widths, source=f"interval hierarchy of {name!r}")
-    return Hierarchy.from_csv(spec)
+    kind = _kind_named(spec)
+    if kind is not None and not os.path.lexists(spec):  # a file may be named so
+        word = spec if kind in ("prefix", "intervals") else kind
+        msg = f"unknown hierarchy kind {word!r}; use {HIERARCHY_SPECS}"
+        raise HierarchyError(msg)
+    # only the rows of the data's values are read (the file may list millions);
+    # --missing category makes a missing cell the value MISSING_LABEL
+    keep = list(distinct_values(present)[0]) + ([MISSING_LABEL] if missing.any() else [])
+    return Hierarchy.from_csv(spec, keep=keep)
 
 
 def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:

@@ -10,10 +10,14 @@ Algorithms for k-Anonymity*, Sec. 2).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import math
-from collections.abc import Iterable, Sequence
+import re
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +27,17 @@ from ..errors import HierarchyError
 __all__ = ["Hierarchy", "factorize_keys", "value_key"]
 
 ROOT = "*"
+
+#: The longest line a hierarchy file may hold (bytes). A row is a value and its few labels;
+#: a longer line is the wrong file (a dump on one line), refused before it is held whole.
+MAX_LINE_BYTES = 1 << 20
+#: Bytes read at a time; at most MAX_LINE_BYTES, so that only a line carried over from the
+#: previous read can exceed the limit (each other line lies inside one read).
+_READ_BYTES = 1 << 18
+#: Separators a one-cell-per-row file is checked against (a file written for another tool).
+_OTHER_SEPARATORS = (",", "\t", "|")
+#: Line ends of a universal-newline read (what ``open(newline="")`` iterates by).
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 
 def factorize_keys(values: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,21 +111,27 @@ class Hierarchy:
 
     # ----------------------------------------------------------------- constructors
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[str]], source: str = "hierarchy") -> Hierarchy:
+    def from_rows(cls, rows: Iterable[Sequence[str]], source: str = "hierarchy") -> Hierarchy:
         """Build from rows ``[value, level1, level2, ...]``, validating every rule.
 
         Raises :class:`HierarchyError` naming the row (1-based) for: no rows, rows of unequal
-        width, empty cells, one value listed with two different generalizations, and a label
-        that generalizes to two different parents.
+        width, empty cells, one value listed with two different generalizations, a label
+        that generalizes to two different parents (at one level, or at two levels: a label is
+        one node of the tree wherever it occurs), and a label that generalizes to itself.
         """
-        rows = [list(r) for r in rows]
+        return cls._from_numbered([(i, list(r)) for i, r in enumerate(rows, start=1)], source)
+
+    @classmethod
+    def _from_numbered(cls, rows: list[tuple[int, list[str]]], source: str) -> Hierarchy:
+        """:meth:`from_rows` of rows given with their numbers: a file read for some values
+        holds only their rows, and each message names the row of the file."""
         if not rows:
             msg = f"{source}: the hierarchy has no rows"
             raise HierarchyError(msg)
-        width = len(rows[0])
-        for i, row in enumerate(rows, start=1):
+        first, width = rows[0][0], len(rows[0][1])
+        for i, row in rows:
             if len(row) != width:
-                msg = f"{source}: row {i} has {len(row)} cells but row 1 has {width}"
+                msg = f"{source}: row {i} has {len(row)} cells but row {first} has {width}"
                 raise HierarchyError(msg)
             for j, cell in enumerate(row):
                 if cell.strip() == "":
@@ -118,7 +139,7 @@ class Hierarchy:
                     raise HierarchyError(msg)
         # Identical duplicate rows are harmless; anything else is caught as a two-parent label.
         first_row: dict[tuple[str, ...], int] = {}
-        for i, row in enumerate(rows, start=1):
+        for i, row in rows:
             first_row.setdefault(tuple(row), i)
         unique_rows = list(first_row)
         for j in range(width - 1):
@@ -136,6 +157,7 @@ class Hierarchy:
         table = [list(r) for r in unique_rows]
         if len({r[-1] for r in table}) > 1 or width == 1:
             table = [r + [ROOT] for r in table]
+        _check_tree(table, [first_row[r] for r in unique_rows], source)
         levels = len(table[0])
         labels: list[tuple[str, ...]] = []
         codes = np.empty((len(table), levels), dtype=np.intp)
@@ -148,29 +170,45 @@ class Hierarchy:
         return cls(codes=codes, labels=tuple(labels), source=source)
 
     @classmethod
-    def from_csv(cls, path: str | Path, sep: str = ";", encoding: str = "utf-8") -> Hierarchy:
-        """Read an ARX hierarchy file: no header, ``sep``-separated, one row per value."""
+    def from_csv(
+        cls,
+        path: str | Path,
+        sep: str = ";",
+        encoding: str = "utf-8",
+        keep: Iterable[object] | None = None,
+    ) -> Hierarchy:
+        """Read an ARX hierarchy file: no header, ``sep``-separated, one row per value.
+
+        The file is read as a stream. Given ``keep`` (the data's values), only their rows are
+        held — a row is its value's whole path to the top, so nothing else is needed — and
+        memory follows the data's distinct values, not the file; the rules of
+        :meth:`from_rows` are checked on those rows (a file none of whose values is kept
+        yields its first row, so that the data's values are reported missing from it). The
+        whole file must decode, hold no line longer than :data:`MAX_LINE_BYTES`, and not be
+        a file of another separator.
+        """
         path = Path(path)
-        if not path.is_file():
-            msg = f"hierarchy file not found: {path}"
-            raise HierarchyError(msg)
+        _check_file(path)
+        scan = _Scan(sep, None if keep is None else {value_key(v) for v in keep})
         try:
-            with path.open(newline="", encoding=encoding) as fh:
-                rows = [r for r in csv.reader(fh, delimiter=sep) if r]
-        except (UnicodeDecodeError, csv.Error) as exc:
+            scan.read(_blocks(path, encoding, sep))
+        except csv.Error as exc:
             msg = f"{path}: cannot read as a {sep!r}-separated hierarchy ({exc})"
             raise HierarchyError(msg) from exc
-        if rows and all(len(r) == 1 for r in rows):
-            for other in (",", "\t", "|"):
-                widths = {len(r[0].split(other)) for r in rows}
-                if other != sep and len(widths) == 1 and widths.pop() > 1:
+        except OSError as exc:
+            msg = f"hierarchy file {str(path)!r}: cannot be read ({exc.strerror or exc})"
+            raise HierarchyError(msg) from exc
+        if scan.records and scan.one_cell:
+            for other in _OTHER_SEPARATORS:
+                if scan.counts.get(other):
                     msg = (
                         f"{path}: every row is one cell when split on {sep!r}, but splits "
                         f"evenly on {other!r}; ARX hierarchy files are {sep!r}-separated "
                         f"(replace the {other!r} separators with {sep!r})"
                     )
                     raise HierarchyError(msg)
-        return cls.from_rows(rows, source=str(path))
+        rows = scan.kept or ([scan.first] if scan.first else [])
+        return cls._from_numbered(rows, source=str(path))
 
     @classmethod
     def from_intervals(
@@ -274,3 +312,178 @@ class Hierarchy:
 
     def __repr__(self) -> str:
         return f"Hierarchy({self.source!r}, values={len(self.values)}, height={self.height})"
+
+
+# ------------------------------------------------------------------------ validation
+def _check_tree(table: list[list[str]], numbers: list[int], source: str) -> None:
+    """Refuse a label with two parents anywhere, and a label that generalizes to itself.
+
+    A published label means "one of the values under it", so each label must be one node of
+    one tree wherever it occurs. A label repeated along its own row (``Male;Male;*``: kept
+    for a level) is one node; otherwise it has the same parent on every row and never comes
+    back later on its row. The check per level alone accepts ``M;F;*`` with ``F;M;*``, where
+    ``F`` is both a value and the group above ``M``, so a published ``F`` means either.
+
+    That is enough for no cycle across rows: every row ends in the same top label, so a
+    label's one parent chain is the rest of any row that holds it, which ends at the top; and
+    the top never has a parent (it would appear twice on that row). For a file read for the
+    data's values this runs on their rows only, which is sound for the release: it publishes
+    nothing but labels on those rows, and costs and risks are counted over those values.
+    """
+    parent: dict[str, tuple[str, int]] = {}
+    for row, number in zip(table, numbers, strict=True):
+        path = [label for j, label in enumerate(row) if j == 0 or label != row[j - 1]]
+        if len(set(path)) < len(path):
+            at: dict[str, int] = {}
+            for pos, label in enumerate(path):
+                if label in at:
+                    loop = " -> ".join(repr(x) for x in path[at[label] : pos + 1])
+                    msg = (
+                        f"{source}: row {number} is a cycle: {loop} "
+                        "(a label cannot generalize to itself)"
+                    )
+                    raise HierarchyError(msg)
+                at[label] = pos
+        for child, up in zip(path, path[1:], strict=False):
+            seen = parent.setdefault(child, (up, number))
+            if seen[0] != up:
+                msg = (
+                    f"{source}: {child!r} generalizes to both {seen[0]!r} (row {seen[1]}) "
+                    f"and {up!r} (row {number}); a label has one parent wherever it occurs"
+                )
+                raise HierarchyError(msg)
+
+
+# --------------------------------------------------------------------- reading files
+def _check_file(path: Path) -> None:
+    """Say what is wrong with a hierarchy path that is not a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        msg = f"hierarchy file not found: {path}"
+    except OSError as exc:  # a file where a folder should be, no permission
+        msg = f"hierarchy file {str(path)!r}: {exc.strerror or exc}"
+    else:
+        if stat.S_ISREG(mode):
+            return
+        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+        msg = f"hierarchy file {str(path)!r}: {what}"
+    raise HierarchyError(msg)
+
+
+def _blocks(path: Path, encoding: str, sep: str) -> Iterator[str]:
+    """The text of ``path`` in blocks of whole lines (the last may lack its line end),
+    decoded strictly; a line longer than :data:`MAX_LINE_BYTES` is refused as soon as it is
+    seen, and an undecodable byte with its line."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, carry = 1, b""  # line: the number of the first line of the next block
+
+    def decode(data: bytes, final: bool = False) -> str:
+        try:
+            return decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            where = line + data.count(b"\n", 0, max(exc.start, 0))
+            byte = exc.object[exc.start : exc.start + 1]
+            msg = (
+                f"{path}: cannot read as a {sep!r}-separated hierarchy (line {where} is not "
+                f"{encoding} text: {exc.reason}, byte {byte!r})"
+            )
+            raise HierarchyError(msg) from exc
+
+    def too_long() -> HierarchyError:
+        limit = f"{MAX_LINE_BYTES / 2**20:g} MiB"
+        return HierarchyError(
+            f"hierarchy file {str(path)!r} has a line longer than {limit} (line {line}); "
+            "a row is a value and its labels"
+        )
+
+    with path.open("rb") as fh:
+        while chunk := fh.read(_READ_BYTES):
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:  # no line ends in this read: the carried line grows
+                carry += chunk
+                if len(carry) > MAX_LINE_BYTES:
+                    raise too_long()
+                continue
+            block, carry = carry + chunk[:cut], chunk[cut:]
+            if block.find(b"\n") > MAX_LINE_BYTES:  # only the first line was carried over
+                raise too_long()
+            yield decode(block)
+            line += block.count(b"\n")
+        yield decode(carry, final=True)
+
+
+class _Scan:
+    """One pass over a hierarchy file's blocks: the rows to keep (numbered as the file's
+    records, blank lines aside), the first row, and whether every row is one cell (then how
+    many times each other separator occurs in each: one count for all rows, or None)."""
+
+    def __init__(self, sep: str, wanted: set[str] | None) -> None:
+        self.sep, self.wanted = sep, wanted  # wanted None: every row
+        self.kept: list[tuple[int, list[str]]] = []
+        self.first: tuple[int, list[str]] | None = None
+        self.records = 0
+        self.one_cell = True
+        self.counts: dict[str, int | None] = {}
+
+    def read(self, blocks: Iterator[str]) -> None:
+        """Split quote-free blocks at the separator (a set lookup per line); from the first
+        block with a quote or a bare carriage return on, parse with :mod:`csv` (quoted cells
+        may hold separators and line ends)."""
+        sep = self.sep
+        for raw in blocks:
+            text = raw.replace("\r\n", "\n") if "\r" in raw else raw
+            if '"' in text or "\r" in text:
+                lines = (x for t in chain([raw], blocks) for x in _LINE_END.split(t) if x)
+                self._parsed(csv.reader(lines, delimiter=sep))
+                return
+            lines = text.split("\n")
+            if lines[-1] == "":  # the block's last line end
+                lines.pop()
+            if "" in lines:  # blank lines are no rows
+                lines = [x for x in lines if x]
+            base = self.records
+            self.records += len(lines)
+            if self.first is None and lines:
+                self.first = (base + 1, lines[0].split(sep))
+            if self.one_cell and sep in text:
+                self.one_cell = False
+            if self.one_cell:
+                self._count_others(lines)
+            wanted = self.wanted
+            if wanted is None:
+                self.kept += [(base + i, x.split(sep)) for i, x in enumerate(lines, start=1)]
+                continue
+            heads = [x.partition(sep)[0] for x in lines]
+            if not wanted.isdisjoint(heads):
+                self.kept += [
+                    (base + i, x.split(sep))
+                    for i, (head, x) in enumerate(zip(heads, lines, strict=True), start=1)
+                    if head in wanted
+                ]
+
+    def _parsed(self, rows: Iterator[list[str]]) -> None:
+        wanted = self.wanted
+        for row in rows:
+            if not row:
+                continue
+            self.records += 1
+            if self.first is None:
+                self.first = (self.records, row)
+            if len(row) != 1:
+                self.one_cell = False
+            elif self.one_cell:
+                self._count_others(row)
+            if wanted is None or row[0] in wanted:
+                self.kept.append((self.records, row))
+
+    def _count_others(self, cells: list[str]) -> None:
+        for other in _OTHER_SEPARATORS:
+            if other == self.sep or (other in self.counts and self.counts[other] is None):
+                continue
+            counts = {cell.count(other) for cell in cells}
+            previous = self.counts.get(other)
+            if previous is not None:
+                counts.add(previous)
+            if counts:
+                self.counts[other] = counts.pop() if len(counts) == 1 else None
