@@ -1,6 +1,9 @@
+import re
+
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from incrowd import InputError, Schema, SchemaError, load_adult, read_table, write_table
@@ -136,3 +139,180 @@ def test_a_table_file_reads_columns_and_chunks_alike(tmp_path, form):
         table.read(["zip", "nope"])
     with pytest.raises(InputError, match="not found"):
         TableFile(tmp_path / "absent.csv")
+
+
+# --------------------------------------------------------------------- issue 43: input tables
+def _reads(path):
+    """Every way a CSV file is read: whole, compactly, some columns, and as a TableFile
+    (some columns, as a blockwise run plans; chunks, as it streams or verify reads)."""
+    from incrowd.data.io import TableFile
+
+    return {
+        "whole": lambda: read_table(path),
+        "compact": lambda: read_table(path, compact=True),
+        "columns": lambda: read_table(path, columns=["a"]),
+        "table file": lambda: TableFile(path).read(["a"]),
+        "chunks": lambda: list(TableFile(path).chunks(2)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "saw"),
+    [
+        ("a,b,c\n1,2,3\n4,5\n6,7,8\n", 3, 2),  # the issue's case: pandas filled it with ""
+        ("a,b,c\n1,2,3\n\n4\n", 4, 1),  # blank lines count, as pandas counts them
+        ('a,b,c\n1,"x\ny",3\n4,5\n', 3, 2),  # a quoted line break does not
+        ("a;b;c\r\n1;2;3\r\n4;5\r\n", 3, 2),
+    ],
+)
+@pytest.mark.parametrize("how", ["whole", "compact", "columns", "table file", "chunks"])
+def test_a_short_row_is_refused_with_its_line(tmp_path, text, line, saw, how):
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    sep = ";" if ";" in text else ","
+    with pytest.raises(InputError, match=rf"cannot read as a '{sep}'-separated table "
+                       rf"\(Expected 3 fields in line {line}, saw {saw}\)"):  # fmt: skip
+        _reads(path)[how]()
+
+
+@pytest.mark.parametrize("how", ["whole", "compact", "columns", "table file", "chunks"])
+def test_a_long_row_is_refused_however_the_file_is_read(tmp_path, how):
+    """pandas lets a long row pass when it reads only some columns (a blockwise run did)."""
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,c\n1,2,3\n4,5,6,7\n")
+    with pytest.raises(InputError, match=r"Expected 3 fields in line 3, saw 4"):
+        _reads(path)[how]()
+
+
+@pytest.mark.parametrize("how", ["whole", "compact", "columns", "table file", "chunks"])
+def test_rows_of_the_right_length_are_read_as_they_are(tmp_path, how):
+    """Empty cells, a row of empty cells, a quoted line break, and blank lines (skipped, as
+    pandas skips them: a blank line holds no record) are not short rows."""
+    path = tmp_path / "t.csv"
+    path.write_text('a,b,c\n1,2,\n\n,,\n   \n3,"x\ny",4\n5,6,\n\n\n')
+    got = _reads(path)[how]()
+    frame = pd.concat(got) if isinstance(got, list) else got
+    assert frame.astype(object).values.tolist() == (
+        [["1"], [""], ["3"], ["5"]] if how in ("columns", "table file")
+        else [["1", "2", ""], ["", "", ""], ["3", "x\ny", "4"], ["5", "6", ""]])  # fmt: skip
+
+
+def test_a_file_changed_after_its_rows_were_checked_is_checked_again(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,\n2,3\n")
+    assert read_table(path)["b"].tolist() == ["", "3"]
+    path.write_text("a,b\n1\n2,3\n")
+    with pytest.raises(InputError, match="Expected 2 fields in line 2, saw 1"):
+        read_table(path)
+
+
+def test_a_path_that_is_not_a_regular_file_says_what_it_is(tmp_path):
+    from incrowd import HierarchyError
+    from incrowd.data.io import TableFile, check_input_file
+
+    (tmp_path / "dir.csv").mkdir()
+    (tmp_path / "afile").write_text("x")
+    for read in (read_table, TableFile):
+        with pytest.raises(InputError, match=r"input file '.*dir\.csv': is a directory"):
+            read(tmp_path / "dir.csv")
+        with pytest.raises(InputError, match="input file '/dev/null': is not a regular file"):
+            read("/dev/null")
+        with pytest.raises(InputError, match="input file not found"):
+            read(tmp_path / "absent.csv")
+        with pytest.raises(InputError, match="afile/t.csv': Not a directory"):
+            read(tmp_path / "afile" / "t.csv")
+    with pytest.raises(HierarchyError, match="hierarchy file '/dev/null': is not a regular"):
+        check_input_file("/dev/null", "hierarchy file", HierarchyError)
+    assert check_input_file(str(tmp_path / "afile")) == tmp_path / "afile"
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "says"),
+    [
+        ("t.xlsx", b"PK\x03\x04", "looks like an Excel workbook (a zip archive), not CSV or "
+                                  "Parquet; save it as CSV"),
+        ("t.ods", b"PK\x03\x04", "looks like an OpenDocument spreadsheet (a zip archive)"),
+        ("t.csv", b"PK\x03\x04", "looks like a zip archive, not CSV or Parquet; unpack it"),
+        ("t.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "looks like an Excel 97-2003 workbook"),
+        ("t.csv.gz", b"\x1f\x8b\x08", "is gzip-compressed, not CSV or Parquet; decompress it"),
+        ("t.csv.xz", b"\xfd7zXZ\x00", "is xz-compressed"),
+        ("t.csv.zst", b"\x28\xb5\x2f\xfd", "is zstd-compressed"),
+        ("t.pdf", b"%PDF-1.7\n", "looks like a PDF document"),
+        ("t.csv", b"PAR1", "is a Parquet file; name it *.parquet to read it as one"),
+    ],
+)  # fmt: skip
+def test_a_file_that_is_not_text_is_named_for_what_it_is(tmp_path, name, head, says):
+    from incrowd.data.io import TableFile
+
+    path = tmp_path / name
+    path.write_bytes(head + bytes(range(256)))
+    for read in (read_table, TableFile):
+        with pytest.raises(InputError, match=f"input file '.*{name}' {re.escape(says)}"):
+            read(path)
+
+
+def _nested():
+    import numpy as np
+
+    n = 12
+    return pa.table({
+        "age": list(range(20, 20 + n)),
+        "tags": pa.array([["a", "b"], ["c"]] * (n // 2), pa.list_(pa.string())),
+        "big": pa.array([[1], [2, 3]] * (n // 2), pa.large_list(pa.int64())),
+        "place": pa.array([{"x": 1, "y": "a"}, {"x": 2, "y": "b"}] * (n // 2)),
+        "pairs": pa.array([[("a", 1)], [("b", 2)]] * (n // 2), pa.map_(pa.string(), pa.int64())),
+        "photo": pa.array([b"\x89\xff", b"ab"] * (n // 2), pa.binary()),
+        "blob": pa.array([b"\x89\xff", b"ab"] * (n // 2), pa.large_binary()),
+        "hash": pa.array([b"\x89\xff", b"ab"] * (n // 2), pa.binary(2)),
+        "label": pa.array(["x", "y"] * (n // 2)).dictionary_encode(),
+        "score": np.linspace(0, 1, n),
+    })  # fmt: skip
+
+
+#: As read back (the values' own type: a large list's values are lists, a map's are pairs).
+NESTED_TYPES = {"tags": "list<string>", "big": "list<int64>", "pairs": "list",
+                "place": "struct<x: int64, y: string>", "photo": "binary", "blob": "binary",
+                "hash": "binary", "label": None, "score": None, "age": None}  # fmt: skip
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_the_type_of_values_that_are_not_plain_is_named(tmp_path, compact):
+    """Read from Parquet (lists arrive as arrays, structs as dicts, maps as lists of pairs,
+    bytes as bytes), each such column is named with its type; a column of Arrow type (as
+    pandas holds it with ``types_mapper``) by the type itself."""
+    from incrowd.data.io import value_type
+
+    pq.write_table(_nested(), tmp_path / "t.parquet")
+    frame = read_table(tmp_path / "t.parquet", compact=compact)
+    assert {c: value_type(frame[c]) for c in frame.columns} == NESTED_TYPES
+    arrow = _nested().to_pandas(types_mapper=pd.ArrowDtype)
+    assert value_type(arrow["tags"]) == "list<string>"
+    assert value_type(arrow["hash"]) == "fixed_size_binary[2]"
+    assert value_type(arrow["big"]) == "large_list<int64>"
+    assert value_type(arrow["age"]) is None
+    assert value_type(pd.Series(["a", 1, 2.5, None], dtype=object)) is None
+    assert value_type(pd.Series([b"a"]).astype("category")) == "binary"
+
+
+def test_columns_of_lists_structs_or_bytes_take_no_role_that_reads_them(tmp_path):
+    """As a quasi-identifier such a column crashed; published, it was written to CSV as
+    Python's repr (or crashed on bytes): each is an InputError naming the column and its
+    type, however the schema was made. Unlisted, or as an identifier, it is left out."""
+    from incrowd import Categorical, Numeric, anonymize
+    from incrowd.data.columns import encode_qis
+
+    frame = _nested().to_pandas()
+    for column in ("tags", "place", "photo", "pairs"):
+        with pytest.raises(InputError, match=f"column '{column}' holds .* values, which "
+                           "cannot be a quasi-identifier"):  # fmt: skip
+            Schema.infer(frame, ["age", column])
+        with pytest.raises(InputError, match=f"'{column}' holds .*cannot be a quasi-identifier"):
+            encode_qis(frame, Schema({"age": Numeric(), column: Categorical()}))
+        for role in ("sensitive", "insensitive"):
+            with pytest.raises(InputError, match=f"column '{column}' \\({role}\\) holds .* "
+                               "values, which cannot be published"):  # fmt: skip
+                Schema.infer(frame, ["age"], **{role: [column]})
+            with pytest.raises(InputError, match=f"'{column}' \\({role}\\) holds"):
+                anonymize(frame, Schema({"age": Numeric()}, **{role: [column]}), 3, seed=1)
+    release = anonymize(frame, Schema({"age": Numeric()}, identifiers=["photo"]), 3, seed=1)
+    assert list(release.table.columns) == ["age"]

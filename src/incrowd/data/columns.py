@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import InputError, SchemaError
 from .hierarchy import Hierarchy, factorize_keys
+from .io import check_plain_values
 from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, parse_numbers
 
 __all__ = [
@@ -88,6 +89,9 @@ def handle_missing(
     if missing not in ("error", "drop", "category"):
         msg = f"missing must be 'error', 'drop' or 'category', got {missing!r}"
         raise SchemaError(msg)
+    # the first look at the values of the table to anonymize (a block of one too)
+    check_plain_values(table, {name: role for name in schema.columns
+                               if (role := schema.role(name) or "") != "identifier"})  # fmt: skip
     masks = {name: is_missing(table[name]) for name in schema.qi_names}
     if not any(m.any() for m in masks.values()):
         return table, 0
@@ -122,6 +126,7 @@ def handle_missing(
 def encode_qis(table: pd.DataFrame, schema: Schema) -> list[QIColumn]:
     """Parse and code every quasi-identifier; raise on missing values or unparsable cells."""
     schema.check_columns(table.columns)
+    check_plain_values(table, dict.fromkeys(schema.qi_names, "quasi-identifier"))
     columns: list[QIColumn] = []
     for name, metric in schema.quasi_identifiers.items():
         series = table[name]

@@ -14,7 +14,6 @@ import codecs
 import csv
 import math
 import re
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HierarchyError
+from .io import check_input_file
 
 __all__ = ["Hierarchy", "factorize_keys", "value_key"]
 
@@ -188,7 +188,7 @@ class Hierarchy:
         a file of another separator.
         """
         path = Path(path)
-        _check_file(path)
+        check_input_file(path, "hierarchy file", HierarchyError, table=False)
         scan = _Scan(sep, None if keep is None else {value_key(v) for v in keep})
         try:
             scan.read(_blocks(path, encoding, sep))
@@ -355,22 +355,6 @@ def _check_tree(table: list[list[str]], numbers: list[int], source: str) -> None
 
 
 # --------------------------------------------------------------------- reading files
-def _check_file(path: Path) -> None:
-    """Say what is wrong with a hierarchy path that is not a regular file."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        msg = f"hierarchy file not found: {path}"
-    except OSError as exc:  # a file where a folder should be, no permission
-        msg = f"hierarchy file {str(path)!r}: {exc.strerror or exc}"
-    else:
-        if stat.S_ISREG(mode):
-            return
-        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
-        msg = f"hierarchy file {str(path)!r}: {what}"
-    raise HierarchyError(msg)
-
-
 def _blocks(path: Path, encoding: str, sep: str) -> Iterator[str]:
     """The text of ``path`` in blocks of whole lines (the last may lack its line end),
     decoded strictly; a line longer than :data:`MAX_LINE_BYTES` is refused as soon as it is

@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import os
-from collections.abc import Iterator, Sequence
+import stat
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
+import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from ..errors import InputError
+from ..errors import IncrowdError, InputError
 from .commit import Output, commit
 
 __all__ = [
     "read_table",
+    "check_input_file",
+    "value_type",
+    "check_plain_values",
     "as_dataframe",
     "write_table",
     "detect_sep",
@@ -58,6 +64,60 @@ def check_sep(sep: str | None) -> str | None:
         msg = f"the separator must be a single character such as ',' or ';', got {sep!r}"
         raise InputError(msg)
     return sep
+
+
+def check_input_file(
+    path: str | os.PathLike[str], what: str = "input file",
+    error: type[IncrowdError] = InputError, *, table: bool = True,
+) -> Path:  # fmt: skip
+    """``path`` as a :class:`Path` when it names a regular file; else ``error`` saying what
+    it is instead: absent, a directory, a device or a pipe (a table is read more than once,
+    so a stream will not do), or out of reach. ``what`` names the file's part in the run
+    ("input file", "release file"); ``table``: it is a table (a directory may be meant as
+    a Parquet dataset)."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        msg = f"{what} not found: {path}"
+    except OSError as exc:  # a file where a folder should be, no permission
+        msg = f"{what} {str(path)!r}: {exc.strerror or exc}"
+    else:
+        if stat.S_ISREG(mode):
+            return path
+        dataset = " (a Parquet dataset's name ends in .parquet)" if table else ""
+        kind = f"is a directory{dataset}" if stat.S_ISDIR(mode) else "is not a regular file"
+        msg = f"{what} {str(path)!r}: {kind}"
+    raise error(msg)
+
+
+_NOT_TABLE = "not CSV or Parquet"
+#: The first bytes of files often given by mistake, and what to say of each.
+_SIGNATURES = (
+    (b"PK\x03\x04", f"looks like a zip archive, {_NOT_TABLE}; unpack it"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+     f"looks like an Excel 97-2003 workbook, {_NOT_TABLE}; save it as CSV"),
+    (b"\x1f\x8b", f"is gzip-compressed, {_NOT_TABLE}; decompress it first"),
+    (b"\xfd7zXZ\x00", f"is xz-compressed, {_NOT_TABLE}; decompress it first"),
+    (b"\x28\xb5\x2f\xfd", f"is zstd-compressed, {_NOT_TABLE}; decompress it first"),
+    (b"%PDF", f"looks like a PDF document, {_NOT_TABLE}; export the table as CSV"),
+    (b"PAR1", "is a Parquet file; name it *.parquet to read it as one"),
+)  # fmt: skip
+#: Spreadsheets are zip archives: named by their suffix, they are told apart.
+_WORKBOOKS = {".xlsx": "an Excel workbook", ".xlsm": "an Excel workbook",
+              ".ods": "an OpenDocument spreadsheet"}  # fmt: skip
+
+
+def _check_text(path: Path, head: bytes) -> None:
+    """Refuse a file whose first bytes say it is not delimited text (read as CSV, a
+    workbook is "not UTF-8", or even a table without rows)."""
+    for magic, what in _SIGNATURES:
+        if head.startswith(magic):
+            book = _WORKBOOKS.get(path.suffix.lower()) if magic.startswith(b"PK") else None
+            if book:
+                what = f"looks like {book} (a zip archive), {_NOT_TABLE}; save it as CSV"
+            msg = f"input file {str(path)!r} {what}"
+            raise InputError(msg)
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
@@ -132,9 +192,7 @@ def read_table(
         parts = [read_parquet_file(p, compact=compact, columns=columns)
                  for p in parquet_parts(path)]  # fmt: skip
         return _checked(pd.concat(parts, ignore_index=True), str(path))
-    if not path.is_file():
-        msg = f"input file not found: {path}"
-        raise InputError(msg)
+    check_input_file(path)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
         return _checked(read_parquet_file(path, compact=compact, columns=columns), str(path))
     sep, options = _csv_options(path, sep, na_values, columns)
@@ -148,6 +206,9 @@ def read_table(
             }) if len(chunks) > 1 else chunks[0]  # fmt: skip
         else:
             frame = pd.read_csv(path, **options)
+    # reading some columns, pandas lets rows be short or long; reading all, only short
+    if columns is not None or (len(frame.columns) and _maybe_short(frame.iloc[:, -1])):
+        _check_row_lengths(path, sep)
     if columns is not None:
         frame = frame[list(columns)]
     return _checked(frame, str(path))
@@ -162,6 +223,7 @@ def _csv_options(
     if not head.strip():
         msg = f"{path} is empty"
         raise InputError(msg)
+    _check_text(path, head)
     sep = sep or detect_sep(path)
     with _csv_errors(path, sep), path.open(newline="", encoding="utf-8-sig") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
@@ -183,8 +245,66 @@ def _csv_errors(path: Path, sep: str) -> Iterator[None]:
         msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
         raise InputError(msg) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-        msg = f"{path}: cannot read as a {sep!r}-separated table ({str(exc).strip()})"
-        raise InputError(msg) from exc
+        raise _unreadable(path, sep, str(exc).strip()) from exc
+
+
+def _unreadable(path: Path, sep: str, why: str) -> InputError:
+    return InputError(f"{path}: cannot read as a {sep!r}-separated table ({why})")
+
+
+def _maybe_short(last: pd.Series) -> bool:
+    """Whether the last column has empty cells: pandas fills a short row's missing fields
+    with empty cells (the only sign of one it leaves), and those come last."""
+    if isinstance(last.dtype, pd.CategoricalDtype):
+        return bool(last.isna().any()) or "" in last.cat.categories
+    return bool(last.isna().any() or last.eq("").any())
+
+
+def _check_row_lengths(path: Path, sep: str) -> None:
+    """Refuse a row with fewer or more fields than the header, named as pandas names a long
+    one. One pass of Arrow's CSV parser (a third of the time pandas takes to read the file),
+    made once per version of a file (a blockwise run reads its columns in two goes)."""
+    info = path.stat()
+    _row_lengths(path, sep, info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _row_lengths(path: Path, sep: str, _size: int, _mtime: int) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        names = [f"f{i}" for i in range(len(next(csv.reader(fh, delimiter=sep), [])))]
+    if not names:  # the header follows blank lines: pandas found it, and numbers its own way
+        return
+    bad: list[Any] = []
+
+    def note(row: Any) -> str:
+        if not row.text.strip():  # a line of spaces, which pandas skips too
+            return "skip"
+        bad.append(row)
+        return "error"
+
+    try:
+        # one thread, and empty lines kept: rows are numbered as pandas numbers its lines
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(use_threads=False, skip_rows=1, column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
+                                             ignore_empty_lines=False, invalid_row_handler=note),
+            convert_options=pacsv.ConvertOptions(include_columns=names[:1],
+                                                 column_types={names[0]: pa.binary()}),
+        )  # fmt: skip
+        for _ in reader:
+            pass
+    except Exception:  # pandas has read the file: a complaint of Arrow's own is not the user's
+        if not bad:
+            return
+    if bad:
+        row = bad[0]
+        line = "a line" if row.number is None else f"line {row.number}"
+        why = f"Expected {row.expected_columns} fields in {line}, saw {row.actual_columns}"
+        raise _unreadable(path, sep, why)
 
 
 def _check_known(columns: Sequence[str], header: Sequence[str], where: str) -> None:
@@ -211,9 +331,8 @@ class TableFile:
         self.na_values = tuple(na_values)
         self.dataset = self.path.is_dir() and is_parquet(self.path)
         self.parquet = self.dataset or is_parquet(self.path)
-        if not self.dataset and not self.path.is_file():
-            msg = f"input file not found: {self.path}"
-            raise InputError(msg)
+        if not self.dataset:
+            check_input_file(self.path)
         if self.parquet:
             import pyarrow.parquet as pq
 
@@ -270,6 +389,8 @@ class TableFile:
         with _csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
                                                       **options) as reader:  # fmt: skip
             for chunk in reader:
+                if len(chunk.columns) and _maybe_short(chunk.iloc[:, -1]):
+                    _check_row_lengths(self.path, sep)
                 yield chunk.astype("category") if compact else chunk
 
 
@@ -289,6 +410,58 @@ def as_dataframe(table: Any) -> pd.DataFrame:
         _check_unique(list(frame.columns), "the table")
         frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     return _checked(frame, "the table")
+
+
+def value_type(column: pd.Series) -> str | None:
+    """The type of a column's values when they are not one number or text each: lists,
+    structs, maps or raw bytes, as Parquet and Arrow tables hold (``"list<string>"``,
+    ``"binary"``); None for any other column."""
+    import pyarrow as pa
+
+    if isinstance(column.dtype, pd.ArrowDtype):
+        kind = column.dtype.pyarrow_dtype
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        odd = (pa.types.is_nested, pa.types.is_binary, pa.types.is_large_binary,
+               pa.types.is_fixed_size_binary)  # fmt: skip
+        return _type_name(kind) if any(test(kind) for test in odd) else None
+    values = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    # only a column of Python objects can hold them; text columns are answered at once
+    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) not in (
+            "bytes", "mixed", "mixed-integer", "unknown-array"):  # fmt: skip
+        return None
+    for value in values:
+        if isinstance(value, bytes | bytearray | memoryview):
+            return "binary"
+        if isinstance(value, list | tuple | dict | set | np.ndarray):
+            try:
+                return _type_name(pa.array([value]).type)
+            except (pa.ArrowException, TypeError, ValueError):  # a map comes back as pairs
+                return "struct" if isinstance(value, dict) else "list"
+    return None
+
+
+def _type_name(kind: Any) -> str:
+    return str(kind).replace("item: ", "")  # list<string>, not list<item: string>
+
+
+def check_plain_values(table: pd.DataFrame, roles: Mapping[str, str]) -> None:
+    """Raise :class:`InputError` for the first of the columns ``roles`` names (column →
+    ``"quasi-identifier"``, ``"sensitive"`` or ``"insensitive"``) that holds lists, structs,
+    maps or bytes (:func:`value_type`): none can be compared as a value, nor written to CSV
+    as it was read. Columns not in ``table`` are left to the schema's checks."""
+    for name, role in roles.items():
+        kind = value_type(table[name]) if name in table.columns else None
+        if kind is None:
+            continue
+        if role == "quasi-identifier":
+            msg = (f"column {name!r} holds {kind} values, which cannot be a quasi-identifier; "
+                   "turn each value into one text or number first")  # fmt: skip
+        else:
+            msg = (f"column {name!r} ({role}) holds {kind} values, which cannot be published; "
+                   "turn each into one text first, or give the column no role (it is then "
+                   "not published)")  # fmt: skip
+        raise InputError(msg)
 
 
 def _check_unique(columns: Sequence[object], where: str) -> None:

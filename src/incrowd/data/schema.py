@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..errors import InputError, SchemaError
 from .hierarchy import Hierarchy, distinct_values, factorize_keys
+from .io import check_plain_values
 
 __all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
 
@@ -256,6 +257,10 @@ class Schema:
         if both:
             msg = f"column {sorted(both)[0]!r} is declared both categorical and numeric"
             raise SchemaError(msg)
+        # before a metric is guessed from values that are not values (lists, bytes)
+        check_plain_values(table, dict.fromkeys(insensitive, "insensitive")
+                           | dict.fromkeys(sensitive, "sensitive")
+                           | dict.fromkeys(qi, "quasi-identifier"))  # fmt: skip
         metrics: dict[str, AttributeMetric] = {}
         for name in qi:
             if name in metrics:
