@@ -19,12 +19,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "incrowd"
 
 LAYERS = {
-    "errors": 0, "partition": 0, "params": 0, "_runtime": 0,
+    "errors": 0, "partition": 0, "params": 0, "_runtime": 0, "_version": 0,
     "data": 1, "datasets": 1,
     "costs": 2,
     "base": 3, "algorithms": 3,
     "release": 4,
-    "privacy": 5, "metrics": 5, "evaluate": 5, "risk": 5, "diversity": 5,
+    "privacy": 5, "metrics": 5, "evaluate": 5, "risk": 5, "diversity": 5, "postprocess": 5,
     "pipeline": 6, "distributed": 6, "hierarchies": 6, "job": 6, "testing": 6, "precompile": 6,
     "cli": 7, "report": 7, "_cli_output": 7, "__main__": 7, "__init__": 7,
 }  # fmt: skip
@@ -103,3 +103,27 @@ def test_docstring_examples_run(name):
     module = importlib.import_module("incrowd" if name == "__init__" else f"incrowd.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("module", "absent"),
+    [
+        # the independent checker shares no code with what made the release
+        ("incrowd.privacy", ("incrowd.algorithms", "incrowd.costs", "incrowd.postprocess",
+                             "numba", "scipy")),
+        ("incrowd.risk", ("incrowd.algorithms", "incrowd.postprocess")),
+    ],
+)  # fmt: skip
+def test_the_checkers_load_no_algorithm(module, absent):
+    import subprocess
+    import sys
+
+    code = (f"import sys, {module}; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('incrowd', "
+            "'numba', 'scipy')))))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    loaded = done.stdout.split()
+    assert module in loaded
+    found = [m for m in loaded if m.startswith(absent)]
+    assert found == [], found

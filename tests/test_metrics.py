@@ -75,3 +75,13 @@ def test_ncp_per_cell_rules():
     assert ncp_loss(columns, part, extra_suppressed=2) == pytest.approx(
         (2 * 1.5 + 2 * 2 + 2 * 3) / 18
     )
+
+
+def test_the_certified_ratio_is_one_definition_with_its_edge_cases():
+    from incrowd.costs import certified_ratio
+
+    assert certified_ratio(6.0, 4.0) == 1.5
+    assert certified_ratio(0.0, 0.0) == 1.0  # nothing to lose: optimal
+    assert certified_ratio(1.0, 0.0) is None  # no finite ratio is proven
+    assert certified_ratio(1.0, None) is None
+    assert type(certified_ratio(np.float64(3), np.float64(2))) is float  # plain JSON

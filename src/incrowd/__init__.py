@@ -11,13 +11,9 @@ stay fast and never compile a kernel.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("incrowd")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+from ._version import __version__
 
 #: Where each public name lives.
 _SOURCES = {

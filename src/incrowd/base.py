@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from .costs import Cost
+from .costs import Cost, certified_ratio
 from .data.geometry import Geometry
 from .data.space import MetricSpace
 from .params import Constraint
@@ -178,12 +178,7 @@ class Algorithm(ABC):
 
         1 when both are 0 (the release is optimal); None without a positive bound.
         """
-        lb = getattr(self, "lower_bound_", None)
-        if lb is None:
-            return None
-        if lb <= 0:
-            return 1.0 if self.cost_ <= 0 else None
-        return float(self.cost_ / lb)
+        return certified_ratio(self.cost_, getattr(self, "lower_bound_", None))
 
     # ------------------------------------------------------------ parameters
     @classmethod

@@ -36,7 +36,7 @@ from .data.space import MetricSpace
 from .diversity import published_figures
 from .errors import InputError
 from .privacy import verify
-from .release.centers import COUNT, RADIUS
+from .release.files import COUNT, RADIUS
 from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
 __all__ = [

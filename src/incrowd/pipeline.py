@@ -13,17 +13,18 @@ from . import __version__
 from .algorithms import METHODS
 from .algorithms.release_polish import polish_release
 from .base import Algorithm
-from .costs import SSE, MaxRadius, l_sse
+from .costs import SSE, MaxRadius, certified_ratio, l_sse
 from .data.columns import MissingPolicy, handle_missing
 from .data.io import as_dataframe
 from .data.schema import Schema
 from .data.space import MetricSpace
-from .diversity import Diversity, builds_for, enforce, sensitive_codes
+from .diversity import Diversity, builds_for, sensitive_codes
 from .errors import InfeasibleError, ParameterError
 from .evaluate import published_discernibility
 from .metrics import ncp_loss
 from .params import check_k, check_seed
 from .partition import Partition
+from .postprocess import enforce
 from .privacy import verify
 from .release import (
     RELEASE_FORMS,
@@ -103,7 +104,7 @@ def anonymize(
     or the set of values present (``"sets"``); a method that optimizes for the published form
     (``forest``) is told which. ``diversity`` (:class:`~incrowd.diversity.Diversity`)
     asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
-    crowds that break it are merged with neighbouring crowds (:func:`incrowd.diversity.enforce`);
+    crowds that break it are merged with neighbouring crowds (:func:`incrowd.postprocess.enforce`);
     the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
     ``center`` chooses what a centers release publishes for a crowd (``"centroid"``, the
     default, or ``"medoid"``); given with another release form, it is an error.
@@ -234,7 +235,7 @@ def anonymize(
     n_suppressed = partition.n_suppressed + n_dropped
     lower = algorithm.lower_bound_
     recrowded = merges or (polished is not None and polished.labels is not None)
-    ratio = algorithm.certified_ratio_ if not recrowded else _ratio(cost, lower)
+    ratio = algorithm.certified_ratio_ if not recrowded else certified_ratio(cost, lower)
     guarantee = algorithm.guarantee
     sse = SSE.on(space)
     sizes = partition.sizes.astype(np.float64)
@@ -291,14 +292,6 @@ def anonymize(
     metadata["n_groups"] = report.n_classes
     metadata["seconds"] = round(time.perf_counter() - start, 4)
     return Release(out.table, out.form, partition, metadata)
-
-
-def _ratio(cost: float, lower: float | None) -> float | None:
-    if lower is None:
-        return None
-    if lower <= 0:
-        return 1.0 if cost <= 0 else None
-    return float(cost / lower)
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

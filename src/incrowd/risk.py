@@ -51,7 +51,7 @@ from .data.schema import Schema
 from .data.space import MetricSpace
 from .errors import InputError
 from .evaluate import category_code, parse_range
-from .release.centers import COUNT, RADIUS
+from .release.files import COUNT, RADIUS
 from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
 __all__ = ["RiskReport", "assess_risk"]

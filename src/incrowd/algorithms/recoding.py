@@ -178,7 +178,7 @@ class LocalRecoding(GeneralizedMethod):
         (distinct l-diversity; the values are ``y`` of :meth:`fit`): seeds keep only
         l-diverse classes while any is found, splits keep every part l-diverse, and moves
         and re-splits keep it. Records left when no l-diverse class is found form
-        k-anonymous crowds, which :func:`incrowd.diversity.enforce` repairs (``incrowd
+        k-anonymous crowds, which :func:`incrowd.postprocess.enforce` repairs (``incrowd
         anonymize --l`` sets ``l`` and runs the repair).
     seeds : {"cheapest", "rounds"}, default "cheapest"
         The seed classes with hierarchy labels: the cheapest classes of the lattice first,

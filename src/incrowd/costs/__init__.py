@@ -10,7 +10,8 @@
   ranges, hierarchy labels by height or NCP, value sets): k-anonymity.
 
 Algorithms are composed with a cost; the exact solver and the shared checks use the same
-objects, so a cost is defined in exactly one place.
+objects, so a cost is defined in exactly one place; so is the certified ratio of a cost to
+its proven lower bound (:func:`certified_ratio`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .cellular import CellularCost, SetupCost
 from .generalization import GeneralizationCost, GeneralizeForm, LevelLoss
 from .largest import Classes, LargestCrowd, largest_lower_bound, record_counts
 from .radius import MaxRadius, best_centers, radii_from
+from .ratio import certified_ratio
 from .sse import SSE, l_sse
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "SSE",
     "SetupCost",
     "best_centers",
+    "certified_ratio",
     "l_sse",
     "largest_lower_bound",
     "radii_from",

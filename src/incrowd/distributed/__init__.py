@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..costs import certified_ratio
 from ..data.io import TableFile, as_dataframe
 from ..data.schema import Schema
 from ..errors import IncrowdError, IncrowdWarning, InputError, ParameterError
@@ -87,8 +88,8 @@ from ..privacy import (
     verify,
 )
 from ..release import Release
-from ..release.centers import COUNT
 from ..release.files import (
+    COUNT,
     FormulaPolicy,
     changed_files,
     check_release_target,
@@ -609,22 +610,14 @@ def _metadata(
         "loss": loss,
         "cost": cost,
         "lower_bound": whole,
-        "certified_ratio": _ratio(cost, whole),
+        "certified_ratio": certified_ratio(cost, whole),
         "blocked_lower_bound": blocked,
-        "blocked_certified_ratio": _ratio(cost, blocked),
+        "blocked_certified_ratio": certified_ratio(cost, blocked),
         "blocking": _blocking(plan, metas),
         "withheld_columns": first.get("withheld_columns", []),
         "diversity": first.get("diversity"),
         "seconds": round(time.perf_counter() - plan.start, 4),
     }
-
-
-def _ratio(cost: float, bound: float | None) -> float | None:
-    if bound is None:
-        return None
-    if bound <= 0:
-        return 1.0 if cost <= 0 else None
-    return cost / bound
 
 
 def _blocking(plan: _Plan, metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -1,12 +1,33 @@
-"""Release forms: partition + table → published table (generalized, microaggregated, centers)."""
+"""Release forms: partition + table → published table (generalized, microaggregated, centers).
+
+Names load on first use (PEP 562): the checker reads release files through
+:mod:`.files` without loading the release forms, their costs and compiled kernels.
+"""
 
 from __future__ import annotations
 
-from ._release import RELEASE_FORMS, Release, ReleaseForm
-from .centers import release_centers
-from .files import ReleaseFiles, metadata_path, read_release, write_release
-from .generalize import release_generalized
-from .microaggregate import release_microaggregated
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._release import RELEASE_FORMS, Release, ReleaseForm
+    from .centers import release_centers
+    from .files import ReleaseFiles, metadata_path, read_release, write_release
+    from .generalize import release_generalized
+    from .microaggregate import release_microaggregated
+
+_WHERE = {
+    "RELEASE_FORMS": "_release",
+    "Release": "_release",
+    "ReleaseForm": "_release",
+    "release_centers": "centers",
+    "ReleaseFiles": "files",
+    "metadata_path": "files",
+    "read_release": "files",
+    "write_release": "files",
+    "release_generalized": "generalize",
+    "release_microaggregated": "microaggregate",
+}
 
 __all__ = [
     "RELEASE_FORMS",
@@ -20,3 +41,16 @@ __all__ = [
     "release_microaggregated",
     "write_release",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -31,13 +31,12 @@ from ..errors import ParameterError
 from ..partition import Partition
 from ._release import Release, base_metadata, check_reserved, prepare, shuffled
 from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, summarize
+from .files import COUNT, RADIUS
 from .generalize import generalized_labels
 from .microaggregate import centroid_values
 
 __all__ = ["release_centers", "check_center", "COUNT", "RADIUS"]
 
-COUNT = "count"
-RADIUS = "radius"
 
 
 def check_center(center: object) -> None:

@@ -32,14 +32,23 @@ import numpy as np
 import pandas as pd
 
 from ..data.commit import Output, check_target, commit, resolve
-from ..data.io import check_sep, dump_table, is_parquet, parquet_parts, read_table
+from ..data.io import (
+    check_input_file,
+    check_sep,
+    dump_table,
+    is_parquet,
+    parquet_parts,
+    read_table,
+)
 from ..errors import InputError, OutputError
 
 __all__ = [
+    "COUNT",
     "FORMAT",
     "FormulaPolicy",
     "Hashing",
     "ReleaseFiles",
+    "RADIUS",
     "ReleaseParts",
     "TABLE_SUFFIXES",
     "changed_files",
@@ -61,6 +70,9 @@ __all__ = [
 
 #: Written into every release's metadata; marks a file incrowd may later replace.
 FORMAT = "incrowd release 1"
+#: The columns a centers release adds: how many records a row stands for, and its radius.
+COUNT = "count"
+RADIUS = "radius"
 #: Suffixes of a release table: CSV, or Parquet.
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
 FormulaPolicy = Literal["escape", "refuse"]
@@ -339,9 +351,8 @@ class ReleaseParts:
 def read_release_parts(path: str | os.PathLike[str], *, sep: str | None = None) -> ReleaseParts:
     """A written release (a dataset, a CSV or a Parquet file), to read part by part."""
     target = Path(path)
-    if not (target.is_file() or (target.is_dir() and is_parquet(target))):
-        msg = f"release file not found: {target}"
-        raise InputError(msg)
+    if not (target.is_dir() and is_parquet(target)):
+        check_input_file(target, "release file")
     table_path, meta_path = resolve([target, metadata_path(target)])
     meta = _read_metadata(meta_path)
     if table_path.is_dir():

@@ -35,7 +35,7 @@ from ..data.schema import Schema
 from ..diversity import published_counts
 from ..errors import InputError
 from ..evaluate import evaluate_release, parse_range
-from ..release.centers import COUNT
+from ..release.files import COUNT
 from ..release.generalize import SUPPRESSED_VALUE
 from ..risk import assess_risk
 
