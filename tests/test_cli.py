@@ -520,7 +520,7 @@ def test_a_scheduler_that_would_not_be_used_is_one_warning(people, tmp_path):
                        "--scheduler", "tcp://127.0.0.1:1")  # fmt: skip
     assert result.exit_code == 0, result.output
     warned = [x for x in result.stderr.splitlines() if x.startswith("warning:")]
-    assert len(warned) == 1 and "have no effect" in warned[0], result.stderr
+    assert len(warned) == 1 and "--scheduler has no effect" in warned[0], result.stderr
     result = invoke("verify", tmp_path / "out.csv", "--qi", "age", "--k", "3", "--workers", "2")
     assert result.exit_code == 0, result.output
     assert result.stderr.count("warning:") == 1 and "no effect" in result.stderr

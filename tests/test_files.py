@@ -99,7 +99,7 @@ def test_a_committed_group_is_finished_by_the_next_reader(tmp_path):
     """The state a kill between the two renames leaves: the journal says what to finish."""
     a, b = tmp_path / "a.csv", tmp_path / "a.json"
     a.write_text("old a"), b.write_text("old b")
-    ta, tb = tmp_path / ".a.csv.incrowd-1-x.tmp", tmp_path / ".a.json.incrowd-1-y.tmp"
+    ta, tb = tmp_path / ".a.csv.incrowd-1-aa.tmp", tmp_path / ".a.json.incrowd-1-bb.tmp"
     tb.write_text("new b")
     a.write_text("new a")  # the table was renamed into place, the metadata was not
     journal_path(a).write_text(json.dumps({"rename": [[ta.name, a.name], [tb.name, b.name]]}))
@@ -149,6 +149,34 @@ def test_any_write_into_a_folder_removes_every_dead_processes_temporary(tmp_path
     release().write(tmp_path / "other.csv")
     assert old_meta.read_text() == "new"
     assert sorted(hidden(tmp_path)) == sorted([live.name, mine.name])
+
+
+def test_a_journal_renames_only_our_temporaries_onto_their_own_targets(tmp_path):
+    """A journal planted in a shared folder (review of issue 43) must not move the user's
+    files: a write there follows only journals that rename a temporary of ours onto the
+    target its name is for."""
+    (tmp_path / "data.csv").write_text("the user's data")
+    (tmp_path / "notes.txt").write_text("precious")
+    planted = tmp_path / ".planted.incrowd-commit"
+    planted.write_text(json.dumps({"rename": [["data.csv", "notes.txt"]]}))
+    release().write(tmp_path / "unrelated.csv")
+    assert (tmp_path / "data.csv").read_text() == "the user's data"
+    assert (tmp_path / "notes.txt").read_text() == "precious"
+
+
+def test_another_machines_temporaries_are_never_removed(tmp_path):
+    """A process id says whether a writer lives only on its own machine: in a folder shared
+    over NFS, another machine's temporaries stay, however dead their pid looks here."""
+    from incrowd.data import commit as protocol
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    other = "0" * 8 if protocol._HOST != "0" * 8 else "1" * 8
+    theirs = tmp_path / f".r.csv.incrowd-{dead}-{other}-abcd.tmp"
+    ours = tmp_path / f".r.csv.incrowd-{dead}-{protocol._HOST}-abcd.tmp"
+    theirs.write_text("a run on another machine"), ours.write_text("a killed run here")
+    release().write(tmp_path / "r.csv")
+    assert theirs.exists() and not ours.exists()
 
 
 def test_a_dangling_link_at_the_target_is_refused_not_replaced(tmp_path):

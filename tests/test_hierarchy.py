@@ -279,3 +279,18 @@ def test_missing_category_keeps_the_row_of_the_missing_label(tmp_path):
     h = build_hierarchy(str(path), pd.Series(["a", None, "a", " "]), "s")
     assert h.values == ("a", MISSING_LABEL)
     assert build_hierarchy(str(path), pd.Series(["b", "a"]), "s").values == ("a", "b")
+
+
+def test_the_shape_of_a_file_read_for_some_values_does_not_depend_on_them(tmp_path):
+    """The root is added above several top labels of the whole file, not of the rows kept
+    (review of issue 43): reading Paris and Lyon alone must not make Europe the top."""
+    path = tmp_path / "places.csv"
+    path.write_text("Paris;France;Europe\nLyon;France;Europe\nTokyo;Japan;Asia\n")
+    whole = Hierarchy.from_csv(path)
+    some = Hierarchy.from_csv(path, keep=["Paris", "Lyon"])
+    assert whole.height == some.height == 3
+    assert some.label(some.height, 0) == "*"
+    one_top = tmp_path / "one_top.csv"
+    one_top.write_text("Paris;France;*\nLyon;France;*\n" + "".join(
+        f"v{i};France;*\n" for i in range(20000)))  # several blocks of the fast path
+    assert Hierarchy.from_csv(one_top, keep=["Paris"]).height == 2

@@ -316,3 +316,14 @@ def test_columns_of_lists_structs_or_bytes_take_no_role_that_reads_them(tmp_path
                 anonymize(frame, Schema({"age": Numeric()}, **{role: [column]}), 3, seed=1)
     release = anonymize(frame, Schema({"age": Numeric()}, identifiers=["photo"]), 3, seed=1)
     assert list(release.table.columns) == ["age"]
+
+
+def test_lines_of_spaces_before_the_header_are_no_short_row(tmp_path):
+    """pandas skips them, so must the row-length check (review of issue 43): the header's
+    width is the expected one, and a short row below it is still named by its line."""
+    path = tmp_path / "lead.csv"
+    path.write_text("   \na,b,c\nx,1,\ny,2,3\n")
+    assert read_table(path).shape == (2, 3)
+    path.write_text("\n  \na,b,c\nx,1,\ny,2\n")
+    with pytest.raises(InputError, match="Expected 3 fields in line 5, saw 2"):
+        read_table(path)

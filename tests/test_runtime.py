@@ -280,7 +280,7 @@ def _contents(folder: Path) -> list[str]:
 def _refused(done: subprocess.CompletedProcess, folder: Path, why: str) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0] == f"incrowd: not caching in {folder}: {why}"
+    assert lines[0] == f"incrowd: not caching compiled code in {folder}: {why}"
 
 
 def test_a_cache_folder_of_another_user_is_refused(tmp_path):
@@ -296,6 +296,25 @@ def test_a_cache_folder_of_another_user_is_refused(tmp_path):
     done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(theirs))
     _refused(done, theirs, "owned by uid 65534, not you")
     assert _contents(theirs) == ["planted.nbi"]
+
+
+def test_a_cache_folder_inside_another_users_folder_is_refused(tmp_path):
+    """Whoever owns a folder above ours, or may write one that is not sticky, can swap
+    ours for theirs between our check and numba's read (review of issue 43)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to chown a folder to another user")
+    theirs = tmp_path / "theirs"
+    (theirs / "cache").mkdir(parents=True, mode=0o700)
+    os.chown(theirs, 65534, 65534)
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(theirs / "cache"))
+    _refused(done, theirs / "cache", f"{theirs} belongs to uid 65534")
+    assert _contents(theirs) == ["cache"]
+    open_above = tmp_path / "open"
+    (open_above / "mine" / "cache").mkdir(parents=True, mode=0o700)
+    open_above.chmod(0o777)  # two levels up, not sticky
+    done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(open_above / "mine" / "cache"))
+    _refused(done, open_above / "mine" / "cache",
+             f"{open_above} is writable by others (mode 0777)")  # fmt: skip
 
 
 def test_a_cache_folder_others_may_write_is_refused(tmp_path):

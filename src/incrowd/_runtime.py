@@ -139,12 +139,22 @@ def _distrust(folder: Path, info: os.stat_result) -> str | None:
         return f"owned by uid {info.st_uid}, not you"
     if _others_may_write(info):
         return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
-    # whoever may write its parent may swap it for a folder of theirs (unless the parent
-    # is sticky, as /tmp is: there only the owner may rename or remove an entry)
-    parent = os.stat(folder.parent)
-    if _others_may_write(parent) and not parent.st_mode & stat.S_ISVTX:
-        return f"{folder.parent} is writable by others (mode {stat.S_IMODE(parent.st_mode):04o})"
+    # whoever owns or may write a folder above it may swap it (or the path to it) for a
+    # folder of theirs, unless that folder is sticky, as /tmp is: there only an entry's
+    # owner may rename or remove it. Every folder above, as named and as resolved, counts.
+    absolute = Path(os.path.abspath(folder))
+    for chain in (absolute.parents, Path(os.path.realpath(folder)).parents):
+        for above in chain:
+            up = os.stat(above)
+            if up.st_uid not in (0, os.geteuid()):
+                return f"{above} belongs to uid {up.st_uid}"
+            if _others_may_write(up) and not up.st_mode & stat.S_ISVTX:
+                return f"{above} is writable by others (mode {stat.S_IMODE(up.st_mode):04o})"
     return None
+
+
+#: The first folder refused, once one was (its line is printed once).
+_REFUSED: list[Path] = []
 
 
 @functools.cache
@@ -163,8 +173,9 @@ def _private_folder(folder: Path) -> bool:
     except OSError:
         return False
     if why is not None:
-        if os.access(folder, os.W_OK):
-            print(f"incrowd: not caching in {folder}: {why}", file=sys.stderr)
+        if os.access(folder, os.W_OK) and not _REFUSED:  # one line per process, not per folder
+            _REFUSED.append(folder)
+            print(f"incrowd: not caching compiled code in {folder}: {why}", file=sys.stderr)
         return False
     try:
         with tempfile.TemporaryFile(dir=folder):

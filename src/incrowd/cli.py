@@ -342,6 +342,13 @@ def verify(
 
     with errors():
         job = Job(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
+        if (scheduler or workers is not None) and job.diversity is not None:
+            import warnings
+
+            from .errors import IncrowdWarning
+
+            warnings.warn("l-diversity / t-closeness are checked in this process: --scheduler "
+                          "/ --workers have no effect", IncrowdWarning, stacklevel=1)  # fmt: skip
         if (scheduler or workers is not None) and job.diversity is None:
             from .distributed import verify_release
 

@@ -85,6 +85,10 @@ def verify(
     if isinstance(release, pd.DataFrame):
         table, meta, altered = release, dict(metadata or {}), []
     elif not isinstance(release, str | os.PathLike):  # a Release (not imported: see above)
+        if not (hasattr(release, "table") and hasattr(release, "metadata")):
+            msg = (f"cannot verify a {type(release).__name__}: give a Release, a pandas "
+                   "DataFrame or the path of a written release")  # fmt: skip
+            raise InputError(msg)
         table, meta, altered = release.table, dict(metadata or release.metadata), []
     elif not constrained:  # a written release, one part at a time
         files = read_release_parts(release, sep=sep)

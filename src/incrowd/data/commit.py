@@ -53,11 +53,14 @@ New files get the permissions of a normal ``open``: ``0o666`` less the process u
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
 import secrets
 import shutil
+import socket
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -156,10 +159,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         msg = "the files of one group must share a directory"
         raise ValueError(msg)
     for out, path in zip(outputs, paths, strict=True):
-        if path.is_symlink():
-            raise OutputError(f"cannot write {path}: it is a symbolic link")
-        if path.is_dir() and not (out.staged is not None and out.staged.is_dir()):
-            raise OutputError(f"cannot write {path}: it is a directory")
+        check_target(path, directory=out.staged is not None and out.staged.is_dir())
         if out.replaceable is not None and path.exists() and not out.replaceable(path):
             text = refuse_message(path) if refuse_message else f"{path} exists; not replacing it"
             raise OutputError(text)
@@ -234,7 +234,8 @@ def _recover_folder(folder: Path) -> None:
     file still to be installed."""
     with contextlib.suppress(OSError):
         journals = [Path(e.path) for e in os.scandir(folder)
-                    if e.name.startswith(".") and e.name.endswith(_JOURNAL_SUFFIX)]  # fmt: skip
+                    if e.name.startswith(".") and e.name.endswith(_JOURNAL_SUFFIX)
+                    and _ours(Path(e.path))]  # fmt: skip
         for journal in journals:
             first = folder / journal.name[1 : -len(_JOURNAL_SUFFIX)]
             recover([first], _locked_already=True)
@@ -370,11 +371,20 @@ def _copy_fd(fd: int, target: Path) -> None:
 
 
 #: A hidden temporary of :func:`_temp_name`: ``.FINAL.incrowd-PID-HEX.tmp``.
-_TEMPORARY = re.compile(r"^\.(?P<final>.+)\.incrowd-(?P<pid>\d+)-[0-9a-f]+\.tmp$")
+#: A hidden temporary of :func:`_temp_name`: ``.FINAL.incrowd-PID-HOST-HEX.tmp`` (HOST is
+#: absent from the names of earlier versions).
+_TEMPORARY = re.compile(
+    r"^\.(?P<final>.+)\.incrowd-(?P<pid>\d+)-(?:(?P<host>[0-9a-f]{8})-)?[0-9a-f]+\.tmp$"
+)
+#: This machine, in the names of its temporaries: a process id says whether a writer is
+#: alive only on the machine that wrote it (a folder may be shared over NFS, or by
+#: containers), so only this machine's temporaries are ever removed as dead.
+_HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
 
 
 def _temp_name(folder: Path, final: Path) -> Path:
-    return folder / f".{final.name}{_TMP_TAG}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    name = f".{final.name}{_TMP_TAG}{os.getpid()}-{_HOST}-{secrets.token_hex(4)}.tmp"
+    return folder / name
 
 
 def _remove_dead_temporaries(folder: Path, finals: Sequence[Path] | None) -> None:
@@ -386,7 +396,7 @@ def _remove_dead_temporaries(folder: Path, finals: Sequence[Path] | None) -> Non
             if match is None or (finals is not None and match["final"] not in
                                  {f.name for f in finals}):  # fmt: skip
                 continue
-            if not _alive(int(match["pid"])):
+            if match["host"] in (None, _HOST) and not _alive(int(match["pid"])):
                 _remove(Path(entry.path))
 
 
@@ -419,7 +429,23 @@ def _write_journal(journal: Path, pairs: list[tuple[Path, Path]]) -> None:
     _fsync_dir(journal.parent)
 
 
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is a regular file (not a link) of this user's: a journal anybody
+    else could have written (in a shared folder such as /tmp) is never followed."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    mine = not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
+    return stat.S_ISREG(info.st_mode) and mine
+
+
 def _read_journal(journal: Path) -> list[tuple[Path, Path]] | None:
+    """The renames a journal commits, or None for a torn one or one that is not ours. It
+    only ever renames a temporary of ours onto the target its name is for: a journal
+    cannot move any other file."""
+    if not _ours(journal):
+        return None
     try:
         names = [(str(t), str(f)) for t, f in json.loads(journal.read_text())["rename"]]
     except (OSError, ValueError, KeyError, TypeError):
@@ -427,6 +453,10 @@ def _read_journal(journal: Path) -> list[tuple[Path, Path]] | None:
     # plain names only: a journal never points outside its own directory
     if any(n in ("", ".", "..") or "/" in n or os.sep in n for pair in names for n in pair):
         return None
+    for tmp, final in names:
+        match = _TEMPORARY.match(tmp)
+        if match is None or match["final"] != final:
+            return None
     return [(journal.parent / t, journal.parent / f) for t, f in names]
 
 

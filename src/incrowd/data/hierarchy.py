@@ -122,7 +122,9 @@ class Hierarchy:
         return cls._from_numbered([(i, list(r)) for i, r in enumerate(rows, start=1)], source)
 
     @classmethod
-    def _from_numbered(cls, rows: list[tuple[int, list[str]]], source: str) -> Hierarchy:
+    def _from_numbered(
+        cls, rows: list[tuple[int, list[str]]], source: str, tops: int | None = None
+    ) -> Hierarchy:
         """:meth:`from_rows` of rows given with their numbers: a file read for some values
         holds only their rows, and each message names the row of the file."""
         if not rows:
@@ -155,7 +157,9 @@ class Hierarchy:
                     )
                     raise HierarchyError(msg)
         table = [list(r) for r in unique_rows]
-        if len({r[-1] for r in table}) > 1 or width == 1:
+        # one root: added when the rows end in several labels (``tops``: how many the whole
+        # file's rows end in, so that a file read for some values has the same shape)
+        if (tops if tops is not None else len({r[-1] for r in table})) > 1 or width == 1:
             table = [r + [ROOT] for r in table]
         _check_tree(table, [first_row[r] for r in unique_rows], source)
         levels = len(table[0])
@@ -208,7 +212,7 @@ class Hierarchy:
                     )
                     raise HierarchyError(msg)
         rows = scan.kept or ([scan.first] if scan.first else [])
-        return cls._from_numbered(rows, source=str(path))
+        return cls._from_numbered(rows, source=str(path), tops=len(scan.tops))
 
     @classmethod
     def from_intervals(
@@ -409,6 +413,8 @@ class _Scan:
         self.records = 0
         self.one_cell = True
         self.counts: dict[str, int | None] = {}
+        #: The labels rows end in (two at most: enough to know whether a root is added).
+        self.tops: set[str] = set()
 
     def read(self, blocks: Iterator[str]) -> None:
         """Split quote-free blocks at the separator (a set lookup per line); from the first
@@ -434,6 +440,7 @@ class _Scan:
                 self.one_cell = False
             if self.one_cell:
                 self._count_others(lines)
+            self._note_tops(text, lines)
             wanted = self.wanted
             if wanted is None:
                 self.kept += [(base + i, x.split(sep)) for i, x in enumerate(lines, start=1)]
@@ -458,8 +465,30 @@ class _Scan:
                 self.one_cell = False
             elif self.one_cell:
                 self._count_others(row)
+            if len(self.tops) < 2:
+                self.tops.add(row[-1])
             if wanted is None or row[0] in wanted:
                 self.kept.append((self.records, row))
+
+    def _note_tops(self, text: str, lines: list[str]) -> None:
+        """Add the labels ``lines`` end in to :attr:`tops`; when every line ends in the one
+        label seen so far, a count of ``sep + label + line end`` in the block tells so
+        without splitting a line."""
+        if len(self.tops) >= 2 or not lines:
+            return
+        sep = self.sep
+        if not self.tops:
+            self.tops.add(lines[0].rpartition(sep)[2])
+        [top] = self.tops
+        ending = f"{sep}{top}"
+        if sep in lines[0]:
+            ends = text.count(ending + "\n") + (not text.endswith("\n") and text.endswith(ending))
+            if ends == len(lines):
+                return
+        for line in lines:
+            self.tops.add(line.rpartition(sep)[2])
+            if len(self.tops) >= 2:
+                return
 
     def _count_others(self, cells: list[str]) -> None:
         for other in _OTHER_SEPARATORS:

@@ -264,18 +264,25 @@ def _check_row_lengths(path: Path, sep: str) -> None:
     """Refuse a row with fewer or more fields than the header, named as pandas names a long
     one. One pass of Arrow's CSV parser (a third of the time pandas takes to read the file),
     made once per version of a file (a blockwise run reads its columns in two goes)."""
-    info = path.stat()
-    _row_lengths(path, sep, info.st_size, info.st_mtime_ns)
+    info = path.stat()  # a file rewritten within one mtime tick keeps neither inode nor ctime
+    _row_lengths(path, sep, (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns))
 
 
 @functools.lru_cache(maxsize=16)
-def _row_lengths(path: Path, sep: str, _size: int, _mtime: int) -> None:
+def _row_lengths(path: Path, sep: str, _version: tuple[int, ...]) -> None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     with path.open(newline="", encoding="utf-8-sig") as fh:
-        names = [f"f{i}" for i in range(len(next(csv.reader(fh, delimiter=sep), [])))]
-    if not names:  # the header follows blank lines: pandas found it, and numbers its own way
+        skipped = 0  # lines of spaces before the header, which pandas skips too
+        for line in fh:
+            if line.strip():
+                break
+            skipped += 1
+        else:
+            return
+        names = [f"f{i}" for i in range(len(next(csv.reader([line], delimiter=sep), [])))]
+    if not names:
         return
     bad: list[Any] = []
 
@@ -289,7 +296,8 @@ def _row_lengths(path: Path, sep: str, _size: int, _mtime: int) -> None:
         # one thread, and empty lines kept: rows are numbered as pandas numbers its lines
         reader = pacsv.open_csv(
             path,
-            read_options=pacsv.ReadOptions(use_threads=False, skip_rows=1, column_names=names),
+            read_options=pacsv.ReadOptions(use_threads=False, skip_rows=skipped + 1,
+                                           column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
                                              ignore_empty_lines=False, invalid_row_handler=note),
             convert_options=pacsv.ConvertOptions(include_columns=names[:1],

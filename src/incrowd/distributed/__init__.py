@@ -244,9 +244,10 @@ def write_blocks(
         if source is not None and not spilled:
             plan = replace(plan, frame=source.read(source.columns))
         if len(plan.blocks) == 1:  # the single-machine release, byte for byte
-            if scheduler != "sync" and (scheduler != "local" or workers is not None):
+            unused = _unused_cluster_options(scheduler, workers)
+            if unused:
                 warnings.warn(f"the table fits one block ({rows} records): it is anonymized in "
-                              "this process, and --scheduler / --workers have no effect",
+                              f"this process, and {unused} has no effect",
                               IncrowdWarning, stacklevel=2)  # fmt: skip
             whole = FrameBlocks(plan.frame, plan.blocks)
             [(_, result)] = list(_run(plan, whole.part, options, client, workers, on_block))
@@ -300,9 +301,10 @@ def verify_release(
     _checked_scheduler(scheduler, workers)
     files = read_release_parts(path, sep=sep)
     if not files.dataset or scheduler == "sync":
-        if scheduler != "sync" and (scheduler != "local" or workers is not None):
-            warnings.warn(f"{path} is one file, checked in this process: --scheduler / "
-                          "--workers have no effect", IncrowdWarning, stacklevel=2)  # fmt: skip
+        unused = _unused_cluster_options(scheduler, workers)
+        if unused:
+            warnings.warn(f"{path} is one file, checked in this process: {unused} has no "
+                          "effect", IncrowdWarning, stacklevel=2)  # fmt: skip
         return verify(path, qi, k, sep=sep)
     meta = dict(files.metadata or {})
     slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
@@ -464,6 +466,15 @@ def _checked_scheduler(scheduler: str, workers: int | None = None) -> str:
         warnings.warn(f"--workers has no effect with --scheduler {scheduler}: it sizes the local "
                       "cluster only", IncrowdWarning, stacklevel=2)  # fmt: skip
     return scheduler
+
+
+def _unused_cluster_options(scheduler: str, workers: int | None) -> str:
+    """The options a run in this process leaves unused, as the user gave them ("" when
+    none; --workers with another scheduler than local was warned of already)."""
+    unused = ["--scheduler"] if scheduler not in ("local", "sync") else []
+    if workers is not None and scheduler == "local":
+        unused.append("--workers")
+    return " / ".join(unused)
 
 
 @contextlib.contextmanager

@@ -38,7 +38,6 @@ from .microaggregate import centroid_values
 __all__ = ["release_centers", "check_center", "COUNT", "RADIUS"]
 
 
-
 def check_center(center: object) -> None:
     """Raise :class:`~incrowd.ParameterError` unless ``center`` is a center kind."""
     if center not in ("centroid", "medoid"):
