@@ -4,12 +4,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 DEMO   := demo-output
 ADULT  := src/incrowd/datasets/adult
 QIS    := age,sex,race,marital-status,education,native-country,workclass,occupation
 HIER   := $(foreach a,sex race marital-status education native-country workclass occupation,--hierarchy $(a)=$(ADULT)/adult_hierarchy_$(a).csv)
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +39,17 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks experiments
 
+# The documentation site (docs/, mkdocs.yml) into site/; --strict turns every warning into an
+# error. Its tools come with the `docs` extra, installed only for this target.
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/mdav.py
 
 clean:
-	rm -rf $(VENV) $(DEMO) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(DEMO) site .pytest_cache .hypothesis

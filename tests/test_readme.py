@@ -1,5 +1,6 @@
 """Every code block of the README runs: Python blocks are executed, ``incrowd`` command lines
-are run, and ``make`` lines name targets of the Makefile."""
+are run, and ``make`` lines name targets of the Makefile. The README stays short: the
+documentation site (``docs/``, run by ``tests/test_docs.py``) holds the rest."""
 
 import re
 import shlex
@@ -23,6 +24,14 @@ def commands(block: str) -> list[str]:
 def test_the_readme_has_code_blocks():
     kinds = {kind for kind, _ in BLOCKS}
     assert {"sh", "python"} <= kinds, kinds
+
+
+def test_the_readme_is_short_and_shows_its_two_commands():
+    assert len(README.splitlines()) <= 250
+    commands_shown = [line.split("#")[0].strip() for kind, body in BLOCKS if kind == "sh"
+                      for line in body.splitlines()]  # fmt: skip
+    assert "make demo" in commands_shown and "make test" in commands_shown
+    assert "## Data attribution" in README
 
 
 @pytest.fixture
