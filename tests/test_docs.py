@@ -13,12 +13,10 @@ so a block cannot silently escape the tests.
 from __future__ import annotations
 
 import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_readme import run_shell
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -30,12 +28,6 @@ FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", flags=re.S | re.M)
 
 def blocks(path: Path) -> list[tuple[str, str]]:
     return [(kind.strip(), body) for kind, body in FENCE.findall(path.read_text())]
-
-
-def commands(block: str) -> list[str]:
-    joined = re.sub(r"\\\n\s*", " ", block)
-    lines = [line.split(" #")[0].strip() for line in joined.splitlines()]
-    return [line for line in lines if line and not line.startswith("#")]
 
 
 def page_id(path: Path) -> str:
@@ -58,21 +50,6 @@ def test_every_fence_names_a_known_language(page):
 def test_every_page_is_in_the_navigation(page):
     nav = (ROOT / "mkdocs.yml").read_text()
     assert re.search(rf":\s*{re.escape(page_id(page))}\s*$", nav, flags=re.M), page_id(page)
-
-
-def run_shell(block: str, workdir: Path, where: str) -> None:
-    makefile = (ROOT / "Makefile").read_text()
-    for line in commands(block):
-        words = shlex.split(line)
-        if words[0] == "make":
-            assert re.search(rf"^{re.escape(words[1])}:", makefile, flags=re.M), (where, line)
-            continue
-        assert words[0] == "incrowd", f"{where}: unexpected command: {line}"
-        done = subprocess.run(
-            [sys.executable, "-m", "incrowd", *words[1:]], cwd=workdir, capture_output=True,
-            text=True,
-        )  # fmt: skip
-        assert done.returncode == 0, (where, line, done.stdout, done.stderr)
 
 
 RUNNABLE = [page for page in PAGES if any(kind in RUN for kind, _ in blocks(page))]

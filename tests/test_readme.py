@@ -40,20 +40,26 @@ def workdir(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("index", [i for i, (kind, _) in enumerate(BLOCKS) if kind == "sh"])
-def test_shell_blocks_run(workdir, index):
+def run_shell(block: str, workdir: Path, where: str) -> None:
+    """Run a block's ``incrowd`` command lines in ``workdir``; a ``make`` line must name a
+    target of the Makefile (the README's and the docs' blocks alike)."""
     makefile = (ROOT / "Makefile").read_text()
-    for line in commands(BLOCKS[index][1]):
+    for line in commands(block):
         words = shlex.split(line)
         if words[0] == "make":
-            assert re.search(rf"^{re.escape(words[1])}:", makefile, flags=re.M), line
+            assert re.search(rf"^{re.escape(words[1])}:", makefile, flags=re.M), (where, line)
             continue
-        assert words[0] == "incrowd", f"unexpected command in the README: {line}"
+        assert words[0] == "incrowd", f"{where}: unexpected command: {line}"
         done = subprocess.run(
             [sys.executable, "-m", "incrowd", *words[1:]], cwd=workdir, capture_output=True,
             text=True,
         )  # fmt: skip
-        assert done.returncode == 0, (line, done.stdout, done.stderr)
+        assert done.returncode == 0, (where, line, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("index", [i for i, (kind, _) in enumerate(BLOCKS) if kind == "sh"])
+def test_shell_blocks_run(workdir, index):
+    run_shell(BLOCKS[index][1], workdir, "the README")
 
 
 @pytest.mark.parametrize("index", [i for i, (kind, _) in enumerate(BLOCKS) if kind == "python"])
