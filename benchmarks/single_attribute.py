@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 from _results import save, table
 
-from incrowd.algorithms.bincover import fold, sweep, theorem9
-from incrowd.algorithms.kd_rectangles import kd_rectangles
-from incrowd.algorithms.planar_regions import planar_regions
+from incrowd.algorithms.single_attribute.bincover import fold, sweep, theorem9
+from incrowd.algorithms.single_attribute.kd_rectangles import kd_rectangles
+from incrowd.algorithms.single_attribute.planar_regions import planar_regions
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))

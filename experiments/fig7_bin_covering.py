@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from incrowd.algorithms.bincover import sweep
+from incrowd.algorithms.single_attribute.bincover import sweep
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 RESULTS = Path(__file__).resolve().parent / "results"

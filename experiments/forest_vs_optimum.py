@@ -16,9 +16,9 @@ import argparse
 import numpy as np
 
 from incrowd import MetricSpace
-from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.forest import ForestKAnonymity
+from incrowd.algorithms.forest._core import size_limit
 from incrowd.testing import random_table
 
 

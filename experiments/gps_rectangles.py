@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from incrowd.algorithms.kd_rectangles import kd_rectangles
-from incrowd.algorithms.planar_regions import planar_regions
+from incrowd.algorithms.single_attribute.kd_rectangles import kd_rectangles
+from incrowd.algorithms.single_attribute.planar_regions import planar_regions
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 RESULTS = Path(__file__).resolve().parent / "results"

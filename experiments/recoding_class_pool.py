@@ -54,9 +54,9 @@ import highspy
 import numpy as np
 from recoding_local_optimality import crowd_levels, crowd_members, node_classes, releases
 
-from incrowd.algorithms._recoding_ascent import ascent_bound
-from incrowd.algorithms._recoding_bound import lattice_bound
-from incrowd.algorithms._recoding_search import placed, split_program
+from incrowd.algorithms.recoding._ascent import ascent_bound
+from incrowd.algorithms.recoding._bound import lattice_bound
+from incrowd.algorithms.recoding._search import placed, split_program
 from incrowd.data.commit import Output, commit
 
 

@@ -35,10 +35,10 @@ import numpy as np
 
 import incrowd
 from incrowd import LocalRecoding, MetricSpace
-from incrowd.algorithms._forest_improve import improve_labels
-from incrowd.algorithms._recoding_search import node_keys
+from incrowd.algorithms._shared.improve import improve_labels
 from incrowd.algorithms.forest import MAX_ROUNDS, MOVE_CANDIDATES
 from incrowd.algorithms.recoding import FRAGMENTATION, polish
+from incrowd.algorithms.recoding._search import node_keys
 from incrowd.partition import Partition
 
 

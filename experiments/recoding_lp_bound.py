@@ -2,7 +2,7 @@
 
 The certificate of ``LocalRecoding`` with hierarchy labels is a feasible solution ``u`` of
 the dual of the linear relaxation of set partitioning into crowds (one ``u`` per record;
-``_recoding_ascent.py`` holds the proof):
+``algorithms/recoding/_ascent.py`` holds the proof):
 
     maximize ``Σ_r u_r``  subject to  ``Σ_{r ∈ S} u_r ≤ |S| · price_C``
     for every class ``C`` of every lattice node and every ``S ⊆ C`` with ``|S| ≥ k``,
@@ -32,7 +32,7 @@ tell how much any bound of this kind can prove, by cutting planes on the dual:
 - every ``u`` the program returns is made **feasible** before it is counted, by one round
   of the certificate's ascent taken from it (each record raised, or lowered where its
   classes are violated, by the least room its classes leave; the proof in
-  ``_recoding_ascent.py`` holds for negative rooms too). A second scan checks that no
+  ``algorithms/recoding/_ascent.py`` holds for negative rooms too). A second scan checks that no
   class is violated by the result, so every figure printed as "proven" is a lower bound
   on every k-anonymization with these hierarchies.
 
@@ -63,8 +63,8 @@ import numpy as np
 from recoding_local_optimality import crowd_members, node_classes, releases
 
 from incrowd._runtime import jit
-from incrowd.algorithms._recoding_ascent import SAFETY, _top_k, ascent_bound
-from incrowd.algorithms._recoding_bound import lattice_bound
+from incrowd.algorithms.recoding._ascent import SAFETY, _top_k, ascent_bound
+from incrowd.algorithms.recoding._bound import lattice_bound
 from incrowd.data.commit import Output, commit
 
 #: A class counts as violated (a cut to add) when its ``k`` largest ``u − price`` exceed 0

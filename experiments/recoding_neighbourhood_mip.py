@@ -3,7 +3,7 @@
 Issue 11 asks for NCP ≤ 0.075 at k = 10 and ≤ 0.110 at k = 25 on Adult with ARX's
 hierarchies; ``LocalRecoding`` gives 0.0763 and 0.1148 in a few seconds. This script runs its
 large-neighbourhood search (``LocalRecoding(search_seconds=…)``,
-:mod:`incrowd.algorithms._recoding_search`: about 300 records of neighbouring crowds freed at
+:mod:`incrowd.algorithms.recoding._search`: about 300 records of neighbouring crowds freed at
 a time and split afresh by the best split into the classes of every lattice node) for as long
 as asked, and can chain runs: ``--save`` writes the best labels, ``--start`` goes on from them
 (every start checked: one label per record, every crowd of ``k`` or more).
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from recoding_local_optimality import releases
 
-from incrowd.algorithms._recoding_search import search
+from incrowd.algorithms.recoding._search import search
 from incrowd.data.commit import Output, commit
 
 

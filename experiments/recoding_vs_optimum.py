@@ -16,8 +16,8 @@ from collections import Counter
 import numpy as np
 
 from incrowd import LocalRecoding, MetricSpace
-from incrowd.algorithms._forest_core import size_limit
 from incrowd.algorithms.exact import optimum
+from incrowd.algorithms.forest._core import size_limit
 from incrowd.testing import random_table
 
 

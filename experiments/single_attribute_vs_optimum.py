@@ -21,8 +21,8 @@ import argparse
 import numpy as np
 
 from incrowd import KDRectangles, MetricSpace, PlanarRegions
-from incrowd.algorithms import bincover
 from incrowd.algorithms.exact import optimum
+from incrowd.algorithms.single_attribute import bincover
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from incrowd.algorithms.planar_regions import planar_regions
+from incrowd.algorithms.single_attribute.planar_regions import planar_regions
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from incrowd.algorithms.bincover import exact, fold, lower_bound, ptas, spread, sweep, theorem9
+from incrowd.algorithms.single_attribute.bincover import (
+    exact,
+    fold,
+    lower_bound,
+    ptas,
+    spread,
+    sweep,
+    theorem9,
+)
 from incrowd.errors import InfeasibleError, ParameterError
 
 

@@ -295,7 +295,7 @@ def test_a_release_loads_the_solvers_only_where_it_solves(tmp_path):
 #: A command line whose search calls ``noisy()``, which the caller's code (``{noisy}``)
 #: defines, before each of its programs; the command's arguments follow.
 SEARCH_PROBE = ("import os, sys\n"
-                "from incrowd.algorithms import _recoding_search as s\n"
+                "from incrowd.algorithms.recoding import _search as s\n"
                 "real = s._resplit\n"
                 "{noisy}"
                 "def resplit(*a):\n"

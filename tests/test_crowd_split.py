@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from incrowd import MetricSpace
-from incrowd.algorithms._crowd_split import CHUNK, split_crowds
+from incrowd.algorithms._shared.crowd_split import CHUNK, split_crowds
 
 
 def peel(X: np.ndarray, center: int, k: int) -> np.ndarray:

@@ -11,8 +11,6 @@ import pytest
 
 import incrowd
 from incrowd import Categorical, MetricSpace, Schema
-from incrowd.algorithms._factor_certify import lp_duals
-from incrowd.algorithms._factor_solve import solve_factor, unique_edges
 from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.factors import (
     ThreeAnonymity,
@@ -22,6 +20,8 @@ from incrowd.algorithms.factors import (
     min_weight_2_factor,
     min_weight_12_factor,
 )
+from incrowd.algorithms.factors._certify import lp_duals
+from incrowd.algorithms.factors._solve import solve_factor, unique_edges
 from incrowd.costs import SSE
 from incrowd.testing import random_table
 

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 import incrowd
 from incrowd import Categorical, Hierarchical, Hierarchy, MetricSpace, Schema
-from incrowd.algorithms._forest_core import (
+from incrowd.algorithms.exact import optimum
+from incrowd.algorithms.forest import ForestKAnonymity, MuApprox
+from incrowd.algorithms.forest._core import (
     Tree,
     decompose,
     forest_trees,
@@ -19,8 +21,6 @@ from incrowd.algorithms._forest_core import (
     size_limit,
     split_tree,
 )
-from incrowd.algorithms.exact import optimum
-from incrowd.algorithms.forest import ForestKAnonymity, MuApprox
 from incrowd.costs import SSE, GeneralizationCost
 from incrowd.testing import random_table
 

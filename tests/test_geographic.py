@@ -13,8 +13,12 @@ from hypothesis import strategies as st
 
 from incrowd import KDRectangles, PlanarRegions
 from incrowd.algorithms.exact import solve
-from incrowd.algorithms.kd_rectangles import kd_rectangles
-from incrowd.algorithms.planar_regions import delaunay_edges, planar_regions, spanning_tree
+from incrowd.algorithms.single_attribute.kd_rectangles import kd_rectangles
+from incrowd.algorithms.single_attribute.planar_regions import (
+    delaunay_edges,
+    planar_regions,
+    spanning_tree,
+)
 from incrowd.costs import largest_lower_bound
 from incrowd.errors import InfeasibleError, InputError
 

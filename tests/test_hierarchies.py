@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from incrowd import Hierarchy, Schema, anonymize
-from incrowd.algorithms.planar_regions import delaunay_edges
+from incrowd.algorithms.single_attribute.planar_regions import delaunay_edges
 from incrowd.cli import run
 from incrowd.data.schema import Hierarchical
 from incrowd.errors import InputError, OutputError

@@ -3,8 +3,10 @@ private modules; every docstring example runs.
 
 Layers (DESIGN.md): errors, partition, params, _runtime → data → costs → base, algorithms
 → release → privacy, metrics, evaluate → pipeline, job, testing → cli. A module may import
-from its own layer or below, never above; a private module (``_name``) is imported only by
-modules of its own package.
+from its own layer or below, never above; a private module or package (``_name``) is
+imported only by modules of the package it lives in (and its subpackages): a family's private
+modules (``algorithms/recoding/_bound.py``) only by that family, ``algorithms/_shared`` by any
+module under ``algorithms``, a top-level one (``_runtime``) by all.
 """
 
 from __future__ import annotations
@@ -46,9 +48,7 @@ def imports(name: str, path: Path) -> list[str]:
     """The incrowd modules ``name`` imports (absolute dotted names inside the package),
     except those only imported for type checking."""
     tree = ast.parse(path.read_text())
-    package = name.split(".")[:-1] if path.name != "__init__.py" else name.split(".")
-    if path.name == "__init__.py" and name == "__init__":
-        package = []
+    package = name.split(".")[:-1]  # a package's __init__ too: "algorithms.forest.__init__"
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -84,9 +84,11 @@ def test_imports_run_down_and_respect_private_modules(name, path):
     own = LAYERS[top(name)]
     for target in imports(name, path):
         assert LAYERS[top(target)] <= own, f"{name} imports {target}, a higher layer"
-        private = [p for p in target.split(".")[1:] if p.startswith("_")]
-        if private:
-            assert top(target) == top(name), f"{name} reaches into private {target}"
+        parts = target.split(".")
+        for i in range(1, len(parts)):
+            if parts[i].startswith("_"):  # private: only its own package's modules import it
+                home = parts[:i]
+                assert name.split(".")[:i] == home, f"{name} reaches into private {target}"
 
 
 def test_the_import_graph_has_no_cycle_between_packages():

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incrowd import KRCenterOutliers, MetricSpace
-from incrowd.algorithms._gather_greedy import Neighbours, greedy_k_centers
+from incrowd.algorithms.gather._greedy import Neighbours, greedy_k_centers
 from incrowd.data import live_tree
 from incrowd.data.live_tree import LiveTree
 

@@ -16,7 +16,7 @@ from incrowd import (
     Partition,
     Schema,
 )
-from incrowd.algorithms._mdav_kernel import KERNELS, State
+from incrowd.algorithms.mdav._kernel import KERNELS, State
 from incrowd.costs import SSE
 from incrowd.costs import l_sse as l_sse_of
 from incrowd.datasets import casc_matrix

@@ -22,26 +22,26 @@ from incrowd import (
     ParameterError,
     Schema,
 )
-from incrowd.algorithms._forest_core import size_limit
-from incrowd.algorithms._recoding_bound import (
+from incrowd.algorithms.exact import optimum, solve
+from incrowd.algorithms.forest._core import size_limit
+from incrowd.algorithms.recoding import FOREST_SETS_UP_TO_K
+from incrowd.algorithms.recoding._bound import (
     attribute_bound,
     crowd_bound,
     excess_bound,
     lattice_bound,
     subset_bound,
 )
-from incrowd.algorithms._recoding_pairs import pair_crowds
-from incrowd.algorithms._recoding_resplit import EXACT_UNION, resplit_pairs
-from incrowd.algorithms._recoding_seed import (
+from incrowd.algorithms.recoding._pairs import pair_crowds
+from incrowd.algorithms.recoding._resplit import EXACT_UNION, resplit_pairs
+from incrowd.algorithms.recoding._seed import (
     _label_key,
     _mean_walk,
     child_ranks,
     global_classes,
     mean_classes,
 )
-from incrowd.algorithms._recoding_topdown import specialize
-from incrowd.algorithms.exact import optimum, solve
-from incrowd.algorithms.recoding import FOREST_SETS_UP_TO_K
+from incrowd.algorithms.recoding._topdown import specialize
 from incrowd.costs import GeneralizationCost
 from incrowd.costs.kernels import record_cost
 from incrowd.diversity import Diversity
@@ -611,7 +611,7 @@ def _linked(labels: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("seed", range(60))
 @pytest.mark.parametrize("counted", [True, False])
 def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed, counted):
-    from incrowd.algorithms._forest_improve import _joined, _set_offsets, _summarize
+    from incrowd.algorithms._shared.improve import _joined, _set_offsets, _summarize
 
     rng, space, model = _random_model(seed, int(np.random.default_rng(seed).integers(8, 40)))
     cm, n = model.kernel_args(), space.n
@@ -645,7 +645,7 @@ def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed
 
 @pytest.mark.parametrize("seed", range(40))
 def test_moves_are_the_same_with_value_counts_kept_or_scanned(seed):
-    from incrowd.algorithms._forest_improve import improve_labels
+    from incrowd.algorithms._shared.improve import improve_labels
     from incrowd.algorithms.forest import MAX_ROUNDS
 
     rng, space, model = _random_model(2 * seed + 1, 60)  # value sets

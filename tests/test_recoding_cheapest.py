@@ -1,4 +1,4 @@
-"""Seeds of local recoding taken cheapest class first (``_recoding_cheapest``)."""
+"""Seeds of local recoding taken cheapest class first (``recoding._cheapest``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from incrowd import LocalRecoding
 from incrowd.algorithms import recoding
-from incrowd.algorithms._recoding_cheapest import CHEAP_SHARE, cheapest_classes
+from incrowd.algorithms.recoding._cheapest import CHEAP_SHARE, cheapest_classes
 from incrowd.costs import GeneralizationCost
 from incrowd.data.space import MetricSpace
 from incrowd.testing import random_table
@@ -126,7 +126,7 @@ def test_the_seeds_give_way_to_the_rounds_beyond_their_table(monkeypatch) -> Non
 def test_rows_past_two_bytes_are_listed_in_four(monkeypatch) -> None:
     """Tables of more than 65,536 distinct rows list them in four-byte numbers: the same
     seeds."""
-    import incrowd.algorithms._recoding_cheapest as cheapest
+    import incrowd.algorithms.recoding._cheapest as cheapest
 
     _, model = _labels_model(7, 3)
     short = cheapest_classes(model.n, 3, model.kernel_args())

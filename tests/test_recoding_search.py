@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, ParameterError, Schema
-from incrowd.algorithms._recoding_search import (
+from incrowd.algorithms.exact import optimum
+from incrowd.algorithms.recoding._search import (
     best_split,
     lattice_nodes,
     neighbourhood_classes,
@@ -18,7 +19,6 @@ from incrowd.algorithms._recoding_search import (
     placed,
     search,
 )
-from incrowd.algorithms.exact import optimum
 from incrowd.costs import GeneralizationCost
 from incrowd.partition import Partition
 from incrowd.testing import random_table
@@ -181,7 +181,7 @@ def test_two_workers_solve_disjoint_neighbourhoods_at_once(monkeypatch) -> None:
     as one worker's would: whole, k-anonymous, no dearer."""
     import threading
 
-    from incrowd.algorithms import _recoding_search
+    from incrowd.algorithms.recoding import _search as _recoding_search
 
     barrier, held = threading.Barrier(2, timeout=20.0), []
     real = _recoding_search._resplit
@@ -205,7 +205,7 @@ def test_two_workers_solve_disjoint_neighbourhoods_at_once(monkeypatch) -> None:
 
 
 def test_no_more_programs_run_at_once_than_memory_holds(monkeypatch) -> None:
-    from incrowd.algorithms import _recoding_search
+    from incrowd.algorithms.recoding import _search as _recoding_search
 
     monkeypatch.setattr(_recoding_search, "threads", lambda: 8)
     entries = 6_480 * 300

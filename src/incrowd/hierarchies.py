@@ -6,11 +6,12 @@ the attribute's values into classes of at least ``k`` records with the algorithm
 Eppstein, Goodrich and Lueker (WADS 2009), keeping the largest class small:
 
 - :func:`region_hierarchy` — places (zip codes with a point each) into **connected regions**
-  of the Delaunay graph of their points (:mod:`~incrowd.algorithms.planar_regions`);
+  of the Delaunay graph of their points
+  (:mod:`~incrowd.algorithms.single_attribute.planar_regions`);
 - :func:`label_hierarchy` — labels into classes by **min-max bin covering**
-  (:mod:`~incrowd.algorithms.bincover`);
+  (:mod:`~incrowd.algorithms.single_attribute.bincover`);
 - :func:`rectangle_hierarchy` — places into **boxes** of a kd-tree
-  (:mod:`~incrowd.algorithms.kd_rectangles`).
+  (:mod:`~incrowd.algorithms.single_attribute.kd_rectangles`).
 
 Levels are nested by construction. Regions and label classes are built bottom-up: the level
 of each ``k`` (in increasing order) groups the classes of the level below, as items with
@@ -41,9 +42,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .algorithms.bincover import ALGORITHMS, Order, cover
-from .algorithms.kd_rectangles import kd_rectangles
-from .algorithms.planar_regions import delaunay_edges, planar_regions
+from .algorithms.single_attribute.bincover import ALGORITHMS, Order, cover
+from .algorithms.single_attribute.kd_rectangles import kd_rectangles
+from .algorithms.single_attribute.planar_regions import delaunay_edges, planar_regions
 from .costs import largest_lower_bound
 from .data.commit import Output, check_target, commit
 from .data.hierarchy import Hierarchy

@@ -56,7 +56,7 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
             for deletion in (False, True) if cls.tags.deletion else (False,):
                 configured(cls, 3, allow_deletion=deletion).fit(small)
     say("bin covering sweeps")
-    from .algorithms.bincover import sweep
+    from .algorithms.single_attribute.bincover import sweep
 
     for algorithm in ("fold", "spread"):
         sweep(np.array([3, 1, 4, 1, 5, 9, 2, 6]), np.arange(9, 16), algorithm)

@@ -1,4 +1,9 @@
-"""Algorithms, one problem family per module, and the registry the CLI offers.
+"""Algorithms, one problem family per package, and the registry the CLI offers.
+
+Each family is a package (``recoding``, ``forest``, ``factors``, ``gather``,
+``cellular``, ``mdav``, ``single_attribute``) whose private modules only it imports;
+what several families use is in ``_shared``; ``exact`` (the subset dynamic program)
+and ``release_polish`` (after any method) are single modules.
 
 A module is imported when one of its methods is first asked for (by name in
 :data:`METHODS`, or as an attribute of this package): a run loads the method it uses, not
@@ -13,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..base import Algorithm
-    from .bincover import BinCovering
     from .cellular import CellularClustering, RCellular, RCellularOutliers
     from .exact import ExactPartition
     from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
     from .forest import ForestKAnonymity, MuApprox
     from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
-    from .kd_rectangles import KDRectangles
     from .mdav import MDAV
-    from .planar_regions import PlanarRegions
     from .recoding import LocalRecoding
+    from .single_attribute.bincover import BinCovering
+    from .single_attribute.kd_rectangles import KDRectangles
+    from .single_attribute.planar_regions import PlanarRegions
 
 __all__ = [
     "METHODS",
@@ -63,9 +68,9 @@ _REGISTRY = {
     "2-anonymity": ("factors", "TwoAnonymity"),
     "3-anonymity": ("factors", "ThreeAnonymity"),
     "2-microaggregation": ("factors", "TwoMicroaggregation"),
-    "kd-rectangles": ("kd_rectangles", "KDRectangles"),
-    "planar-regions": ("planar_regions", "PlanarRegions"),
-    "bin-covering": ("bincover", "BinCovering"),
+    "kd-rectangles": ("single_attribute.kd_rectangles", "KDRectangles"),
+    "planar-regions": ("single_attribute.planar_regions", "PlanarRegions"),
+    "bin-covering": ("single_attribute.bincover", "BinCovering"),
 }
 _MODULE_OF = {cls: module for module, cls in _REGISTRY.values()}
 

@@ -20,11 +20,11 @@ import numpy as np
 from ..costs import GeneralizationCost, GeneralizeForm
 from ..costs.base import Cost
 from ..data.space import MetricSpace
-from ._forest_improve import improve_labels
+from ._shared.improve import improve_labels
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES
 from .recoding import RESPLIT_ROUNDS, polish
 
-__all__ = ["Polished", "polish_release"]
+__all__ = ["Polished", "improve_labels", "polish_release"]
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..algorithms.forest import MAX_ROUNDS, improve_labels
+from ..algorithms.forest import MAX_ROUNDS
 from ..algorithms.recoding import polish
+from ..algorithms.release_polish import improve_labels
 from ..costs import Cost, GeneralizationCost
 from ..diversity import Diversity, builds_for, class_counts, satisfied
 from ..errors import InfeasibleError

@@ -1,0 +1,406 @@
+"""Local improvement of a k-anonymous partition under the generalization cost (numba).
+
+A record moves to a neighbour's crowd, or (when allowed) is deleted, only when that lowers
+the total cost and leaves its crowd with at least ``k`` records; so the result is never worse
+than the input and every crowd stays at least ``k``. When deletion is allowed, a record of a
+crowd of exactly ``k`` may also be deleted with the rest of its crowd joining a neighbouring
+crowd, again only when that lowers the cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._runtime import jit, variant
+from ...costs.kernels import n_crowds, record_cost
+
+__all__ = ["improve_labels"]
+
+ALLOW_DELETE = False  # replaced by a constant in each compiled variant of _improve
+
+
+@jit()
+def _gather(head, nxt, crowd, skip, extra, buf):
+    m = 0
+    x = head[crowd]
+    while x >= 0:
+        if x != skip:
+            buf[m] = x
+            m += 1
+        x = nxt[x]
+    if extra >= 0:
+        buf[m] = extra
+        m += 1
+    return m
+
+
+#: Per-crowd value counts of the value-set attributes are kept up to this many cells
+#: (crowds × values); beyond it a join looks for the record's value among the crowd's.
+COUNT_CELLS = 1 << 23
+
+
+@jit()
+def _set_offsets(cm):
+    """Start of each value-set attribute's values in a crowd's row of counts (−1: not a
+    value-set attribute), and the row's length."""
+    codes, domain, sets = cm[2], cm[6], cm[7]
+    offs = np.full(codes.shape[1], -1, dtype=np.intp)
+    width = 0
+    for j in range(codes.shape[1]):
+        if sets[j] and domain[j] > 1 and codes.shape[0] > 0:
+            offs[j] = width
+            width += codes[:, j].max() + 1  # codes may run past the values present
+    return offs, width
+
+
+@jit()
+def _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, distinct, offs, stamp, tick):
+    """The summary of crowd ``c`` from its members: each number's range, each label's
+    level (the lowest at which every member shares ``anchor[c]``'s ancestor), each value
+    set's number of distinct values and, when kept, counts. ``stamp``/``tick``: as for
+    :func:`~incrowd.costs.kernels.record_cost` (marks ``tick .. tick + b − 1``)."""
+    num, codes, ancestors, height, sets = cm[0], cm[2], cm[3], cm[5], cm[7]
+    x = head[c]
+    anchor[c] = x
+    for j in range(num.shape[1]):
+        lo[c, j] = num[x, j]
+        hi[c, j] = num[x, j]
+    for j in range(codes.shape[1]):
+        level[c, j] = 0
+        distinct[c, j] = 0
+    if counts.shape[0] > 0:
+        counts[c, :] = 0
+    while x >= 0:
+        for j in range(num.shape[1]):
+            v = num[x, j]
+            if v < lo[c, j]:
+                lo[c, j] = v
+            elif v > hi[c, j]:
+                hi[c, j] = v
+        for j in range(codes.shape[1]):
+            if not sets[j]:
+                v, first = codes[x, j], codes[anchor[c], j]
+                while level[c, j] < height[j] and (
+                    ancestors[j, level[c, j], v] != ancestors[j, level[c, j], first]
+                ):
+                    level[c, j] += 1
+        x = nxt[x]
+    for j in range(codes.shape[1]):
+        if offs[j] < 0:
+            continue
+        x = head[c]  # one attribute at a time: its marks are tick + j
+        while x >= 0:
+            v = codes[x, j]
+            if stamp[v] != tick + j:
+                stamp[v] = tick + j
+                distinct[c, j] += 1
+            if counts.shape[0] > 0:
+                counts[c, offs[j] + v] += 1
+            x = nxt[x]
+
+
+@jit()
+def _present(head, nxt, c, x, codes, j):
+    """Whether a member of crowd ``c`` has the value ``codes[x, j]``."""
+    y = head[c]
+    while y >= 0:
+        if codes[y, j] == codes[x, j]:
+            return True
+        y = nxt[y]
+    return False
+
+
+@jit()
+def _joined(c, x, head, nxt, cm, lo, hi, anchor, level, counts, distinct, offs):
+    """Per-record cost of crowd ``c`` with record ``x`` added, from ``c``'s summary: the
+    value :func:`~incrowd.costs.kernels.record_cost` gives for its members and ``x``, term
+    by term in the same order (so the same float), in O(b) (O(b · |c|) for value sets
+    whose counts are not kept)."""
+    num, num_weight, codes, ancestors, node_cost, height, domain, sets, cat_weight = cm
+    total = 0.0
+    for j in range(num.shape[1]):
+        v = num[x, j]
+        low = lo[c, j] if lo[c, j] < v else v
+        high = hi[c, j] if hi[c, j] > v else v
+        total += num_weight[j] * (high - low)
+    for j in range(codes.shape[1]):
+        if sets[j]:
+            if domain[j] <= 1:
+                continue
+            if counts.shape[0] > 0:
+                new = counts[c, offs[j] + codes[x, j]] == 0
+            else:
+                new = not _present(head, nxt, c, x, codes, j)
+            total += cat_weight[j] * (distinct[c, j] + (1 if new else 0) - 1) / (domain[j] - 1)
+            continue
+        h = height[j]
+        if h == 0:
+            continue
+        first = codes[anchor[c], j]
+        lv = level[c, j]
+        while lv < h and ancestors[j, lv, codes[x, j]] != ancestors[j, lv, first]:
+            lv += 1
+        total += cat_weight[j] * node_cost[j, lv, ancestors[j, lv, first]]
+    return total
+
+
+@jit()
+def _seen(seen, n_seen, crowd):
+    """Whether ``crowd`` is among the first ``n_seen`` entries of ``seen``."""
+    for s in range(n_seen):
+        if seen[s] == crowd:
+            return True
+    return False
+
+
+@jit()
+def _delete_and_merge(
+    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
+):
+    """Delete ``x`` and merge the rest of its crowd ``a`` into the neighbouring crowd where
+    that lowers the cost most; returns that crowd, or −1 when nothing lowers it."""
+    b = cm[2].shape[1]
+    rest = np.empty(size[a], dtype=np.intp)
+    n_rest = _gather(head, nxt, a, x, -1, rest)
+    n_seen = 0
+    best, best_cost, best_delta = -1, 0.0, -1e-12 * (1.0 + cost[a])
+    for i in range(n_rest):
+        for t in range(nbr.shape[1]):
+            c = labels[nbr[rest[i], t]]
+            if c < 0 or c == a or n_seen == seen.size or _seen(seen, n_seen, c):
+                continue
+            seen[n_seen] = c
+            n_seen += 1
+            cnt = _gather(head, nxt, c, -1, -1, buf)
+            for j in range(n_rest):
+                buf[cnt + j] = rest[j]
+            total = cnt + n_rest
+            merged = total * record_cost(buf[:total], cm, stamp, tick)
+            tick += b + 1
+            delta = merged + row_cost - cost[a] - cost[c]
+            if delta < best_delta:
+                best, best_cost, best_delta = c, merged, delta
+    if best < 0:
+        return -1
+    labels[x] = -1
+    for j in range(n_rest):
+        y = rest[j]
+        labels[y] = best
+        prv[y] = -1
+        nxt[y] = head[best]
+        if head[best] >= 0:
+            prv[head[best]] = y
+        head[best] = y
+    nxt[x] = -1
+    prv[x] = -1
+    head[a] = -1
+    size[best] += n_rest
+    size[a] = 0
+    cost[best] = best_cost
+    cost[a] = 0.0
+    return best
+
+
+def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, count_cells):
+    """Improve ``labels`` in place (``cm``: the arrays of
+    :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number of moves and
+    deletions made. ``ALLOW_DELETE`` is a compile-time constant of each compiled variant, so
+    the variant without deletion never compiles the deletion code. With ``ell`` ≥ 2, a
+    record leaves its crowd only when the crowd keeps ``ell`` distinct ``sens`` codes
+    (distinct l-diversity is kept: the crowd it joins only gains). A record's joining a
+    crowd is priced from the crowd's summary (:func:`_joined`, O(b)), its leaving from its
+    crowd's members; on Adult at k = 50 with value sets this took the moves from 3.3 s to
+    about 1 s, with the same result."""
+    allow_delete = ALLOW_DELETE
+    codes, ancestors = cm[2], cm[3]
+    n = labels.size
+    m = n_crowds(labels)
+    head = np.empty(m, dtype=np.intp)
+    size = np.empty(m, dtype=np.intp)
+    for c in range(m):
+        head[c] = -1
+        size[c] = 0
+    nxt = np.empty(n, dtype=np.intp)
+    prv = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        nxt[i] = -1
+        prv[i] = -1
+    for i in range(n - 1, -1, -1):
+        c = labels[i]
+        if c >= 0:
+            nxt[i] = head[c]
+            if head[c] >= 0:
+                prv[head[c]] = i
+            head[c] = i
+            size[c] += 1
+    b = codes.shape[1]
+    stamp = np.zeros(max(ancestors.shape[2], 1), dtype=np.int64)
+    tick = 1
+    buf = np.empty(n + 1, dtype=np.intp)
+    cost = np.zeros(m)
+    for c in range(m):
+        if size[c] > 0:
+            cnt = _gather(head, nxt, c, -1, -1, buf)
+            cost[c] = cnt * record_cost(buf[:cnt], cm, stamp, tick)
+            tick += b + 1
+    # each crowd's summary, from which a join is priced in O(b) (see _joined)
+    lo = np.empty((m, cm[0].shape[1]))
+    hi = np.empty((m, cm[0].shape[1]))
+    anchor = np.full(m, -1, dtype=np.intp)
+    level = np.zeros((m, b), dtype=np.intp)
+    kinds = np.zeros((m, b), dtype=np.intp)
+    offs, width = _set_offsets(cm)
+    kept = m if width > 0 and m * width <= count_cells else 0
+    counts = np.zeros((kept, width if kept else 0), dtype=np.int32)
+    for c in range(m):
+        if size[c] > 0:
+            _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp,
+                       tick)  # fmt: skip
+            tick += b + 1
+    seen = np.empty(nbr.shape[1] * max(k, 1), dtype=np.intp)
+    for i in range(seen.size):
+        seen[i] = -1
+    n_values = sens.max() + 1 if ell > 1 and sens.size else 1
+    held = np.zeros((m if ell > 1 else 1, n_values), dtype=np.intp)
+    distinct = np.zeros(m if ell > 1 else 1, dtype=np.intp)
+    if ell > 1:
+        for i in range(n):
+            if labels[i] >= 0:
+                held[labels[i], sens[i]] += 1
+                if held[labels[i], sens[i]] == 1:
+                    distinct[labels[i]] += 1
+    # a record found best where it is is not priced again until its crowd or a crowd of
+    # its neighbours changes (a change stamps the crowds with the next ``clock``)
+    clock = 0
+    version = np.zeros(m, dtype=np.int64)
+    stayed = np.full(n, -1, dtype=np.int64)
+    changes = 0
+    for _ in range(max_rounds):
+        changed = 0
+        for x in range(n):
+            a = labels[x]
+            if a < 0:
+                continue
+            if stayed[x] >= 0 and version[a] <= stayed[x]:
+                unchanged = True
+                for t in range(nbr.shape[1]):
+                    c = labels[nbr[x, t]]
+                    if c >= 0 and version[c] > stayed[x]:
+                        unchanged = False
+                        break
+                if unchanged:
+                    continue
+            if size[a] == k:
+                if allow_delete:
+                    into = _delete_and_merge(
+                        x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost,
+                        stamp, tick, cm,
+                    )  # fmt: skip
+                    tick += (b + 1) * (nbr.shape[1] * k + 1)
+                    if into >= 0:
+                        changed += 1
+                        clock += 1
+                        version[a] = clock
+                        version[into] = clock
+                        _summarize(into, head, nxt, cm, lo, hi, anchor, level, counts, kinds,
+                                   offs, stamp, tick)  # fmt: skip
+                        tick += b + 1
+                continue
+            if size[a] < k:
+                continue
+            if ell > 1 and held[a, sens[x]] == 1 and distinct[a] <= ell:
+                continue  # its crowd would lose a sensitive value it needs
+            cnt = _gather(head, nxt, a, x, -1, buf)
+            without = cnt * record_cost(buf[:cnt], cm, stamp, tick)
+            tick += b + 1
+            saving = cost[a] - without
+            tol = 1e-12 * (1.0 + cost[a])
+            best_delta = -tol
+            best = -2  # -2: stay, -1: delete, else the target crowd
+            best_cost = 0.0
+            if allow_delete and row_cost - saving < best_delta:
+                best_delta = row_cost - saving
+                best = -1
+            if allow_move:
+                n_seen = 0
+                for t in range(nbr.shape[1]):
+                    c = labels[nbr[x, t]]
+                    if c < 0 or c == a or _seen(seen, n_seen, c):
+                        continue
+                    seen[n_seen] = c
+                    n_seen += 1
+                    joined = (size[c] + 1) * _joined(c, x, head, nxt, cm, lo, hi, anchor, level,
+                                                     counts, kinds, offs)  # fmt: skip
+                    delta = joined - cost[c] - saving
+                    if delta < best_delta:
+                        best_delta = delta
+                        best = c
+                        best_cost = joined
+            if best == -2:
+                stayed[x] = clock
+                continue
+            clock += 1
+            version[a] = clock
+            if best >= 0:
+                version[best] = clock
+            # unlink x from a
+            if prv[x] >= 0:
+                nxt[prv[x]] = nxt[x]
+            else:
+                head[a] = nxt[x]
+            if nxt[x] >= 0:
+                prv[nxt[x]] = prv[x]
+            size[a] -= 1
+            cost[a] = without
+            prv[x] = -1
+            if ell > 1:
+                held[a, sens[x]] -= 1
+                if held[a, sens[x]] == 0:
+                    distinct[a] -= 1
+                if best >= 0:
+                    held[best, sens[x]] += 1
+                    if held[best, sens[x]] == 1:
+                        distinct[best] += 1
+            if best == -1:
+                nxt[x] = -1
+                labels[x] = -1
+            else:
+                nxt[x] = head[best]
+                if head[best] >= 0:
+                    prv[head[best]] = x
+                head[best] = x
+                size[best] += 1
+                cost[best] = best_cost
+                labels[x] = best
+                _summarize(best, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
+                           stamp, tick)  # fmt: skip
+                tick += b + 1
+            if size[a] > 0:
+                _summarize(a, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
+                           stamp, tick)  # fmt: skip
+                tick += b + 1
+            changed += 1
+        changes += changed
+        if changed == 0:
+            break
+    return changes
+
+
+_KERNELS = {
+    flag: jit()(variant(_improve, "_delete" if flag else "_keep", {"ALLOW_DELETE": flag}))
+    for flag in (False, True)
+}
+
+
+def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm,  # noqa: ANN001, ANN201
+                   sens=None, ell=0, count_cells=COUNT_CELLS):  # fmt: skip
+    """Improve ``labels`` in place: moves (``allow_move``) and, with ``allow_delete``,
+    deletions; returns the number of changes. With ``ell`` ≥ 2 every crowd keeps ``ell``
+    distinct ``sens`` codes. Each crowd's counts of its value-set values are kept when they
+    fit in ``count_cells`` cells. See :func:`_improve`."""
+    if ell > 1 and allow_delete:
+        msg = "moves that keep l-diversity do not delete records"
+        raise ValueError(msg)
+    codes = np.zeros(1, dtype=np.intp) if sens is None else np.asarray(sens, dtype=np.intp)
+    return _KERNELS[bool(allow_delete)](labels, nbr, k, allow_move, row_cost, max_rounds, cm,
+                                        codes, int(ell), int(count_cells))  # fmt: skip
