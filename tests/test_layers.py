@@ -129,3 +129,28 @@ def test_the_checkers_load_no_algorithm(module, absent):
     assert module in loaded
     found = [m for m in loaded if m.startswith(absent)]
     assert found == [], found
+
+
+def test_the_method_catalogue_is_what_the_classes_say():
+    """``incrowd methods`` lists the catalogue without importing an algorithm; it must say
+    what the classes say (on failure, paste the printed table into algorithms/catalogue.py)."""
+    import pprint
+
+    from incrowd.algorithms import METHODS
+    from incrowd.algorithms.catalogue import CATALOGUE, from_classes
+
+    fresh = from_classes()
+    assert CATALOGUE == fresh, pprint.pformat(fresh, width=100)
+    assert sorted(CATALOGUE) == sorted(METHODS)
+
+
+def test_listing_the_methods_imports_no_algorithm():
+    import subprocess
+    import sys
+
+    code = ("import sys; from incrowd.cli import run; run(['methods']); "
+            "print([m for m in sys.modules if m.startswith(('incrowd.algorithms.', 'numba'))"
+            " and not m.endswith('catalogue')], file=sys.stderr)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    assert "local-recoding" in done.stdout and done.stderr.strip() == "[]", done.stderr

@@ -535,14 +535,13 @@ def report(
 @app.command()
 def methods() -> None:
     """List the methods with their guarantees and references."""
-    from .algorithms import METHODS
+    from .algorithms.catalogue import CATALOGUE  # no algorithm imported to list them
 
     grid = Table(show_header=True)
     for col in ("method", "guarantee", "objective", "reference"):
         grid.add_column(col)
-    for name, cls in sorted(METHODS.items()):
-        g = cls.guarantee
-        grid.add_row(name, g.text, cls.cost_class.name, g.reference)
+    for name, (guarantee, objective, reference) in sorted(CATALOGUE.items()):
+        grid.add_row(name, guarantee, objective, reference)
     out_console.print(grid)
 
 
