@@ -182,8 +182,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
                 staged.append(_stage(folder, path, out.write))
         target = paths[0]
         with _locked(folder):
-            recover(paths, _locked_already=True)
-            _recover_folder(folder)
+            _recover_folder(folder)  # this group's own journal among the folder's
             pairs = [(s.name(folder, p), p) for s, p in zip(staged, paths, strict=True)]
             journal = journal_path(paths[0])
             _write_journal(journal, pairs)
