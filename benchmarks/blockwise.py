@@ -201,7 +201,7 @@ def scale(rows: int, block_size: int, folder: Path, qis: str, method: str) -> li
 #: Runs the command line and prints its peak memory (KiB) last, on standard error.
 DRIVER = (
     "import resource, sys\n"
-    "from incrowd.cli import run\n"
+    "from incrowd.cli.app import run\n"
     "code = run(sys.argv[1:])\n"
     "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
     "sys.exit(code)\n"

@@ -4,7 +4,7 @@ The exact k-nearest lists (k = 12, the forest's and local recoding's) of three t
 rows are nearly all distinct, each searched both ways on its distinct rows
 (``NeighbourIndex._scan_lists`` and ``_split_lists``: a KD-tree on the dense embedding of the
 narrow attributes, split by agreement on the wide ones), then the whole ``forest`` release
-with the route incrowd chooses (:data:`incrowd.data.index.SCAN_LISTS_MAX_DISTINCT`):
+with the route incrowd chooses (:data:`incrowd.space.neighbours.index.SCAN_LISTS_MAX_DISTINCT`):
 
 - ``mixed``: two numbers and three labels (7, 3 and 30 values), random, 200,000 rows;
 - ``labels``: six labels of 30 values each, random, 100,000 rows;
@@ -73,7 +73,7 @@ def route(name: str, n: int, way: str) -> float | str:
 
 def time_route(name: str, n: int, way: str) -> float:
     from incrowd.costs import GeneralizationCost
-    from incrowd.data.space import MetricSpace
+    from incrowd.space.metric_space import MetricSpace
 
     warm, warm_schema = mixed(3_000)
     for frame, schema in ((warm, warm_schema), TABLES[name](n)):

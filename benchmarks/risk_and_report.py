@@ -21,9 +21,9 @@ import time
 from _results import save, table
 
 import incrowd
-from incrowd.diversity import Diversity
+from incrowd.measures.risk import assess_risk
+from incrowd.privacy.models import Diversity
 from incrowd.report import build_report
-from incrowd.risk import assess_risk
 
 
 def main() -> None:

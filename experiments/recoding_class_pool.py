@@ -57,7 +57,7 @@ from recoding_local_optimality import crowd_levels, crowd_members, node_classes,
 from incrowd.algorithms.recoding._ascent import ascent_bound
 from incrowd.algorithms.recoding._bound import lattice_bound
 from incrowd.algorithms.recoding._search import placed, split_program
-from incrowd.data.commit import Output, commit
+from incrowd.io.atomic import Output, commit
 
 
 def top_k_sums(cls: np.ndarray, v: np.ndarray, weight: np.ndarray, k: int):

@@ -27,7 +27,7 @@ import numpy as np
 from recoding_local_optimality import releases
 
 from incrowd.algorithms.recoding._search import search
-from incrowd.data.commit import Output, commit
+from incrowd.io.atomic import Output, commit
 
 
 def main() -> None:

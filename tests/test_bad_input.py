@@ -1,5 +1,5 @@
 """A corpus of bad inputs: each gets one line naming the problem, exit code 2, no traceback,
-and leaves no new file (issue 9). Cases run through the real command line (incrowd.cli.run)."""
+and leaves no new file (issue 9). Cases run through the real command line (incrowd.cli.app.run)."""
 
 import gzip
 import os
@@ -11,7 +11,7 @@ import pytest
 from strategies import PEOPLE
 
 from incrowd import InputError, ParameterError, SchemaError, anonymize, verify
-from incrowd.cli import run
+from incrowd.cli.app import run
 from incrowd.datasets import adult_hierarchy_path
 
 RACE = str(adult_hierarchy_path("race"))
@@ -49,8 +49,10 @@ def files(d):
     (d / "sex_loop.csv").write_text("Male;X;Male\nFemale;X;Male\n")
     with open(d / "sex_long.csv", "wb") as fh:
         fh.truncate(3 << 20)
-    (d / "bogus.toml").write_text('input = "people.csv"\nout = "out.csv"\nk = 3\n'
-                                   '[columns]\nqi = ["age"]\n[hierarchy]\nage = "bogus:1"\n')
+    (d / "bogus.toml").write_text(
+        'input = "people.csv"\nout = "out.csv"\nk = 3\n'
+        '[columns]\nqi = ["age"]\n[hierarchy]\nage = "bogus:1"\n'
+    )
     # issue 43: files and options
     os.symlink("nowhere.csv", d / "dangling.csv")
     (d / "huge.csv").write_text("age,x\n1,1e308\n2,-1e308\n3,4\n4,5\n")

@@ -10,8 +10,8 @@ import pytest
 from strategies import PEOPLE
 from typer.testing import CliRunner
 
-from incrowd import cli
-from incrowd.cli import app
+from incrowd.cli import app as cli
+from incrowd.cli.app import app
 from incrowd.datasets import adult_hierarchy_path
 
 runner = CliRunner()
@@ -144,7 +144,7 @@ def test_verify_bad_input_and_methods(tmp_path):
 
 
 def test_console_script_runs(people, tmp_path):
-    exe = [sys.executable, "-m", "incrowd.cli"]
+    exe = [sys.executable, "-m", "incrowd.cli.app"]
     ok = subprocess.run(
         exe
         + [
@@ -260,7 +260,7 @@ def test_help_imports_nothing_heavy():
     """``incrowd --help`` lists the commands and their defaults without pandas or the
     compiled kernels (0.2 s instead of 0.9 s on the development machine)."""
     probe = ("import sys; sys.argv = ['incrowd', 'anonymize', '--help']\n"
-             "from incrowd.cli import main\n"
+             "from incrowd.cli.app import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "heavy = ('pandas', 'numba', 'scipy', 'sklearn')\n"
              "print(sorted(m for m in heavy if m in sys.modules))")  # fmt: skip
@@ -277,7 +277,7 @@ def test_a_release_loads_the_solvers_only_where_it_solves(tmp_path):
     table.write_text("age,sex,zip\n" + "".join(f"{30 + i % 7},{'MF'[i % 2]},{100 + i % 5}\n"
                                                  for i in range(60)))  # fmt: skip
     probe = ("import sys\n"
-             "from incrowd.cli import main\n"
+             "from incrowd.cli.app import main\n"
              "table, out = sys.argv[1:]\n"
              "for n, form in enumerate(('levels', 'sets')):\n"
              "    sys.argv = ['incrowd', 'anonymize', table, '--qi', 'age,sex,zip', '--k', '5',\n"
@@ -302,7 +302,7 @@ SEARCH_PROBE = ("import os, sys\n"
                 "    noisy()\n"
                 "    return real(*a)\n"
                 "s._resplit = resplit\n"
-                "from incrowd.cli import main\n"
+                "from incrowd.cli.app import main\n"
                 "sys.argv = ['incrowd', *sys.argv[1:]]\n"
                 "main()\n")  # fmt: skip
 
@@ -356,7 +356,7 @@ def test_a_kill_while_the_search_runs_its_programs_stops_quietly(people, tmp_pat
 
 
 def test_descriptor_1_is_hidden_and_given_back_or_left_where_it_cannot_be(monkeypatch, tmp_path):
-    from incrowd import _cli_output
+    from incrowd.cli import _output as _cli_output
 
     def where() -> tuple[int, int]:
         status = os.fstat(1)
@@ -378,7 +378,7 @@ def test_a_kill_swallowed_by_a_c_callback_stops_at_the_next_stage(monkeypatch):
     handler is swallowed (and reported as unraisable). The next stage must stop, quietly."""
     from types import SimpleNamespace
 
-    from incrowd import _cli_output
+    from incrowd.cli import _output as _cli_output
 
     monkeypatch.setattr(_cli_output, "TERMINATED", [])
     with _cli_output.progress(False) as stage:
@@ -420,7 +420,7 @@ def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monke
     import threading
     from types import SimpleNamespace
 
-    from incrowd import _cli_output
+    from incrowd.cli import _output as _cli_output
 
     def frame(filename, name, back=None):  # noqa: ANN001, ANN202
         return SimpleNamespace(f_code=SimpleNamespace(co_filename=filename, co_name=name),
@@ -429,7 +429,7 @@ def test_a_kill_waits_while_native_threads_or_the_compiler_hold_our_arrays(monke
     sent = threading.Event()
     monkeypatch.setattr(_cli_output.os, "kill", lambda pid, sig: sent.set())
     monkeypatch.setattr(_cli_output, "TERMINATED", [])
-    ours = frame("/src/incrowd/data/index.py", "_tree_lists")
+    ours = frame("/src/incrowd/space/neighbours/index.py", "_tree_lists")
     joining = frame("/usr/lib/python3.11/threading.py", "join", ours)
     compiling = frame("/site/llvmlite/binding/executionengine.py", "_notify", ours)
     loading = frame("/site/numba/core/caching.py", "load_overload",

@@ -15,7 +15,7 @@ import pytest
 
 import incrowd
 from incrowd import anonymize, verify
-from incrowd.cli import run
+from incrowd.cli.app import run
 from incrowd.datasets import make_census
 from incrowd.distributed import _largest_first, anonymize_blocks, cut_blocks
 from incrowd.errors import InfeasibleError, InputError, ParameterError
@@ -130,7 +130,7 @@ def test_bad_blocking_is_a_clear_error(census, tmp_path):
 
 @pytest.mark.parametrize("scheduler", ["sync", "local"])
 def test_an_error_in_one_block_names_it_and_writes_nothing(census, tmp_path, scheduler):
-    from incrowd.diversity import Diversity
+    from incrowd.privacy.models import Diversity
 
     table, schema = census
     table = table.copy()
@@ -204,7 +204,7 @@ def test_blocked_loss_stays_close_to_unblocked(census):
     blocked = anonymize_blocks(table, schema, 5, block_size=1_600, floor=400, method="forest",
                                scheduler="sync", seed=1)  # fmt: skip
     assert blocked.metadata["blocking"]["n_blocks"] >= 4
-    from incrowd.evaluate import evaluate_release
+    from incrowd.measures.evaluate import evaluate_release
 
     scored = evaluate_release(table, blocked.table, schema, blocked.metadata)["ncp"]
     # each block is scored against the whole table's domain: the metadata's NCP is the
@@ -214,7 +214,7 @@ def test_blocked_loss_stays_close_to_unblocked(census):
 
 
 def test_a_pinned_domain_scores_a_part_as_part_of_the_whole(census):
-    from incrowd.evaluate import evaluate_release
+    from incrowd.measures.evaluate import evaluate_release
 
     table, schema = census
     part = table[table["age"] < 40].reset_index(drop=True)
@@ -300,7 +300,7 @@ def test_an_earlier_dataset_is_replaced_and_other_directories_are_refused(census
 
 
 def test_an_error_in_a_block_leaves_no_dataset(census, tmp_path):
-    from incrowd.diversity import Diversity
+    from incrowd.privacy.models import Diversity
 
     table, schema = census
     table = table.copy()
@@ -341,9 +341,9 @@ def test_the_caps_are_each_records_distance_to_its_copies_across_the_cuts(census
     """A block's share of the global bound caps each record's neighbour distances at its
     distance to its copies with the value across each cut: measured here on the block and
     all its copies embedded together, as a record of the far side would be."""
-    from incrowd.data.space import MetricSpace
     from incrowd.distributed import _plan
     from incrowd.distributed._bound import global_bound_part
+    from incrowd.space.metric_space import MetricSpace
 
     table, schema = census
     plan = _plan(table, schema, 4, 1_500, None, (), 400, "sync", 2)
@@ -385,7 +385,7 @@ def test_no_global_bound_when_blocks_follow_other_columns(census):
 def test_a_dataset_is_verified_part_by_part(census, tmp_path, monkeypatch):
     """verify reads a dataset one part at a time (never the whole table at once), and finds
     a group below k that only exists across parts as well as within one."""
-    import incrowd.release.files as files
+    import incrowd.io.release_format as files
 
     table, schema = census
     written = _write(table, schema, tmp_path / "r.parquet")
@@ -447,7 +447,7 @@ def test_a_spilled_file_gives_the_release_read_whole(census, tmp_path, small_chu
     """A table file streamed into its blocks on disk gives, byte for byte, the release of the
     same file read whole; the driver reads only the quasi-identifiers whole, and the spill
     directory is gone afterwards."""
-    from incrowd.data.io import TableFile
+    from incrowd.io.tables import TableFile
 
     table, schema = census
     source = tmp_path / given
@@ -480,7 +480,7 @@ def test_a_spilled_file_gives_the_release_read_whole(census, tmp_path, small_chu
 
 
 def test_a_file_that_changes_while_spilled_is_refused(census, tmp_path, small_chunks):
-    from incrowd.data.io import TableFile
+    from incrowd.io.tables import TableFile
 
     table, schema = census
     source = tmp_path / "in.csv"
@@ -552,7 +552,7 @@ def test_a_dataset_is_verified_on_dask_workers_as_in_one_process(census, tmp_pat
 def test_a_csv_release_is_verified_chunk_by_chunk(census, tmp_path, monkeypatch):
     """A CSV release is read a chunk at a time; a group split across chunks counts whole,
     and a group below k is found whichever chunks hold its records."""
-    from incrowd.release.files import ReleaseParts
+    from incrowd.io.release_format import ReleaseParts
 
     table, schema = census
     written = _write(table, schema, tmp_path / "r.csv")

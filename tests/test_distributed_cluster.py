@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("distributed", reason="the Dask extra (incrowd[dask]) is not installed")
 
 from incrowd import verify  # noqa: E402
-from incrowd.cli import run  # noqa: E402
+from incrowd.cli.app import run  # noqa: E402
 from incrowd.datasets import make_census  # noqa: E402
 from incrowd.distributed import write_blocks  # noqa: E402
 from incrowd.testing import dask_cluster  # noqa: E402

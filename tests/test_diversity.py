@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from incrowd import Categorical, Numeric, Schema, anonymize, verify
 from incrowd.algorithms.exact import solve
-from incrowd.cli import run
-from incrowd.data.space import MetricSpace
-from incrowd.diversity import Diversity, class_measures, satisfied
+from incrowd.cli.app import run
 from incrowd.errors import InfeasibleError, ParameterError
+from incrowd.privacy.models import Diversity, class_measures, satisfied
+from incrowd.space.metric_space import MetricSpace
 
 
 def independent(values: list[object], whole: list[object], ordered: bool) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""The write protocol of releases (incrowd.data.commit, incrowd.release.files): nothing lost,
+"""The write protocol of releases (incrowd.io.atomic, incrowd.io.release_format): nothing lost,
 nothing overwritten, no mix of old and new after a kill at any point."""
 
 import json
@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from incrowd import OutputError, anonymize, make_microdata, verify
-from incrowd.data.commit import Output, commit, journal_path, resolve
+from incrowd.io.atomic import Output, commit, journal_path, resolve
+from incrowd.io.release_format import escape_formulas, unescape_formulas
 from incrowd.release import read_release
-from incrowd.release.files import escape_formulas, unescape_formulas
 
 
 def release(seed=1, n=60):
@@ -167,7 +167,7 @@ def test_a_journal_renames_only_our_temporaries_onto_their_own_targets(tmp_path)
 def test_another_machines_temporaries_are_never_removed(tmp_path):
     """A process id says whether a writer lives only on its own machine: in a folder shared
     over NFS, another machine's temporaries stay, however dead their pid looks here."""
-    from incrowd.data import commit as protocol
+    from incrowd.io import atomic as protocol
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
@@ -206,7 +206,7 @@ KILLER = textwrap.dedent(
         return real(src, dst, *args, **kw)
     os.replace = replace
     sys.argv = ["incrowd", *sys.argv[3:]]
-    from incrowd.cli import main
+    from incrowd.cli.app import main
     main()
     """
 )

@@ -11,7 +11,7 @@ import pytest
 
 from incrowd import Hierarchy, Schema, anonymize
 from incrowd.algorithms.single_attribute.planar_regions import delaunay_edges
-from incrowd.cli import run
+from incrowd.cli.app import run
 from incrowd.data.schema import Hierarchical
 from incrowd.errors import InputError, OutputError
 from incrowd.hierarchies import label_hierarchy, rectangle_hierarchy, region_hierarchy

@@ -273,7 +273,7 @@ def test_missing_category_keeps_the_row_of_the_missing_label(tmp_path):
     import pandas as pd
 
     from incrowd.data.columns import MISSING_LABEL
-    from incrowd.job import build_hierarchy
+    from incrowd.pipeline.job import build_hierarchy
 
     path = write(tmp_path, f"a;x;*\nb;x;*\nc;y;*\n{MISSING_LABEL};y;*\n")
     h = build_hierarchy(str(path), pd.Series(["a", None, "a", " "]), "s")
@@ -291,6 +291,7 @@ def test_the_shape_of_a_file_read_for_some_values_does_not_depend_on_them(tmp_pa
     assert whole.height == some.height == 3
     assert some.label(some.height, 0) == "*"
     one_top = tmp_path / "one_top.csv"
-    one_top.write_text("Paris;France;*\nLyon;France;*\n" + "".join(
-        f"v{i};France;*\n" for i in range(20000)))  # several blocks of the fast path
+    one_top.write_text(
+        "Paris;France;*\nLyon;France;*\n" + "".join(f"v{i};France;*\n" for i in range(20000))
+    )  # several blocks of the fast path
     assert Hierarchy.from_csv(one_top, keep=["Paris"]).height == 2

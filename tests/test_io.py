@@ -111,7 +111,7 @@ def test_a_compact_read_keeps_every_text_and_costs_codes(tmp_path):
 def test_a_table_file_reads_columns_and_chunks_alike(tmp_path, form):
     """A TableFile reads named columns whole and every column chunk by chunk, giving the
     same values as a compact read of the whole file; unknown columns are named."""
-    from incrowd.data.io import TableFile
+    from incrowd.io.tables import TableFile
 
     frame = pd.DataFrame({"zip": ["02134", "10001", "", "99501"] * 250,
                           "age": [str(a) for a in range(1000)],
@@ -145,7 +145,7 @@ def test_a_table_file_reads_columns_and_chunks_alike(tmp_path, form):
 def _reads(path):
     """Every way a CSV file is read: whole, compactly, some columns, and as a TableFile
     (some columns, as a blockwise run plans; chunks, as it streams or verify reads)."""
-    from incrowd.data.io import TableFile
+    from incrowd.io.tables import TableFile
 
     return {
         "whole": lambda: read_table(path),
@@ -208,7 +208,7 @@ def test_a_file_changed_after_its_rows_were_checked_is_checked_again(tmp_path):
 
 def test_a_path_that_is_not_a_regular_file_says_what_it_is(tmp_path):
     from incrowd import HierarchyError
-    from incrowd.data.io import TableFile, check_input_file
+    from incrowd.io.tables import TableFile, check_input_file
 
     (tmp_path / "dir.csv").mkdir()
     (tmp_path / "afile").write_text("x")
@@ -242,7 +242,7 @@ def test_a_path_that_is_not_a_regular_file_says_what_it_is(tmp_path):
     ],
 )  # fmt: skip
 def test_a_file_that_is_not_text_is_named_for_what_it_is(tmp_path, name, head, says):
-    from incrowd.data.io import TableFile
+    from incrowd.io.tables import TableFile
 
     path = tmp_path / name
     path.write_bytes(head + bytes(range(256)))
@@ -280,7 +280,7 @@ def test_the_type_of_values_that_are_not_plain_is_named(tmp_path, compact):
     """Read from Parquet (lists arrive as arrays, structs as dicts, maps as lists of pairs,
     bytes as bytes), each such column is named with its type; a column of Arrow type (as
     pandas holds it with ``types_mapper``) by the type itself."""
-    from incrowd.data.io import value_type
+    from incrowd.io.tables import value_type
 
     pq.write_table(_nested(), tmp_path / "t.parquet")
     frame = read_table(tmp_path / "t.parquet", compact=compact)

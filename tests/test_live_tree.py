@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from incrowd import KRCenterOutliers, MetricSpace
 from incrowd.algorithms.gather._greedy import Neighbours, greedy_k_centers
-from incrowd.data import live_tree
-from incrowd.data.live_tree import LiveTree
+from incrowd.space.neighbours import live_tree
+from incrowd.space.neighbours.live_tree import LiveTree
 
 
 def distances(points, norm):

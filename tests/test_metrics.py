@@ -5,7 +5,7 @@ import pytest
 from incrowd import Categorical, Hierarchical, Hierarchy, MetricSpace, Numeric, Partition, Schema
 from incrowd.costs import SSE, MaxRadius, best_centers, l_sse, radii_from
 from incrowd.data.columns import encode_qis
-from incrowd.metrics import discernibility, ncp_loss
+from incrowd.measures.metrics import discernibility, ncp_loss
 
 
 def sse_of(X, labels):

@@ -44,7 +44,7 @@ from incrowd.algorithms.recoding._seed import (
 from incrowd.algorithms.recoding._topdown import specialize
 from incrowd.costs import GeneralizationCost
 from incrowd.costs.kernels import record_cost
-from incrowd.diversity import Diversity
+from incrowd.privacy.models import Diversity
 from incrowd.testing import random_table
 
 

@@ -13,7 +13,7 @@ from incrowd import LocalRecoding
 from incrowd.algorithms import recoding
 from incrowd.algorithms.recoding._cheapest import CHEAP_SHARE, cheapest_classes
 from incrowd.costs import GeneralizationCost
-from incrowd.data.space import MetricSpace
+from incrowd.space.metric_space import MetricSpace
 from incrowd.testing import random_table
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from incrowd import Categorical, Numeric, Schema, anonymize
-from incrowd.cli import run
+from incrowd.cli.app import run
 from incrowd.report import build_report
 
 SECTIONS = ("release", "loss", "risk", "diversity", "plots")

@@ -11,9 +11,9 @@ import pytest
 
 import incrowd
 from incrowd import METHODS, Categorical, Hierarchical, Hierarchy, Numeric, Schema, anonymize
-from incrowd.cli import run
+from incrowd.cli.app import run
 from incrowd.errors import InputError
-from incrowd.risk import assess_risk
+from incrowd.measures.risk import assess_risk
 from incrowd.testing import configured
 
 

@@ -67,7 +67,7 @@ def test_no_writable_cache_anywhere_still_runs(tmp_path):
     command must still work (kernels compiled in memory), never crash on the cache."""
     run, out = _locked_down_runner(tmp_path)
     version = run("import sys; sys.argv=['incrowd', '--version']; "
-                  "from incrowd.cli import main; main()")  # fmt: skip
+                  "from incrowd.cli.app import main; main()")  # fmt: skip
     assert version.returncode == 0, version.stderr
     assert "Traceback" not in version.stderr and "incrowd" in version.stdout
     work = textwrap.dedent(
@@ -399,7 +399,7 @@ def _table(tmp_path: Path) -> Path:
 
 def test_a_command_without_plots_does_not_load_matplotlib(tmp_path):
     table, out = _table(tmp_path), tmp_path / "out.csv"
-    probe = ("import sys\nfrom incrowd.cli import run\n"
+    probe = ("import sys\nfrom incrowd.cli.app import run\n"
              f"assert run(['anonymize', {str(table)!r}, '--qi', 'age,sex', '--k', '3', "
              f"'--out', {str(out)!r}]) == 0\n"
              f"assert run(['verify', {str(out)!r}, '--qi', 'age,sex', '--k', '3']) == 0\n"
@@ -417,7 +417,7 @@ def test_the_report_says_nothing_of_matplotlib_without_a_writable_home(tmp_path)
     pytest.importorskip("matplotlib")
     pytest.importorskip("jinja2")
     table, out, page = _table(tmp_path), tmp_path / "out.csv", tmp_path / "page.html"
-    from incrowd.cli import run
+    from incrowd.cli.app import run
 
     assert run(["anonymize", str(table), "--qi", "age,sex", "--k", "3", "--out", str(out)]) == 0
     done = subprocess.run([sys.executable, "-m", "incrowd", "report", str(table), str(out),

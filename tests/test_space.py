@@ -185,7 +185,7 @@ def test_neighbour_lists_and_counts_of_mixed_tables_match_brute_force(norm):
 def test_neighbour_lists_beyond_the_scan_limit_are_exact(monkeypatch, wide):
     """Above :data:`SCAN_LISTS_MAX_DISTINCT` distinct rows the lists come from the split
     search when a level is wide, and from the scan (at any size) when none is: both exact."""
-    from incrowd.data import index
+    from incrowd.space.neighbours import index
     from incrowd.testing import random_hierarchy
 
     monkeypatch.setattr(index, "SCAN_LISTS_MAX_DISTINCT", 0)

@@ -36,19 +36,19 @@ _SOURCES = {
     "ThreeAnonymity": "algorithms",
     "TwoAnonymity": "algorithms",
     "TwoMicroaggregation": "algorithms",
-    "anonymize": "pipeline",
-    "Diversity": "diversity",
-    "assess_risk": "risk",
+    "anonymize": "pipeline.run",
+    "Diversity": "privacy.models",
+    "assess_risk": "measures.risk",
     "Algorithm": "base",
     "Guarantee": "base",
     "Categorical": "data",
     "Hierarchical": "data",
     "Hierarchy": "data",
-    "MetricSpace": "data",
+    "MetricSpace": "space.metric_space",
     "Numeric": "data",
     "Schema": "data",
-    "read_table": "data",
-    "write_table": "data",
+    "read_table": "io.tables",
+    "write_table": "io.tables",
     "load_adult": "datasets",
     "make_microdata": "datasets",
     "make_census": "datasets",
@@ -62,9 +62,9 @@ _SOURCES = {
     "PrivacyViolation": "errors",
     "SchemaError": "errors",
     "Partition": "partition",
-    "VerificationReport": "privacy",
-    "check_k_anonymity": "privacy",
-    "verify": "privacy",
+    "VerificationReport": "privacy.verify",
+    "check_k_anonymity": "privacy.verify",
+    "verify": "privacy.verify",
     "Release": "release",
     "read_release": "release",
     "release_centers": "release",
@@ -167,18 +167,8 @@ if TYPE_CHECKING:  # pragma: no cover
         TwoMicroaggregation,
     )
     from .base import Algorithm, Guarantee
-    from .data import (
-        Categorical,
-        Hierarchical,
-        Hierarchy,
-        MetricSpace,
-        Numeric,
-        Schema,
-        read_table,
-        write_table,
-    )
+    from .data import Categorical, Hierarchical, Hierarchy, Numeric, Schema
     from .datasets import load_adult, make_census, make_microdata
-    from .diversity import Diversity
     from .errors import (
         HierarchyError,
         IncrowdError,
@@ -190,9 +180,12 @@ if TYPE_CHECKING:  # pragma: no cover
         PrivacyViolation,
         SchemaError,
     )
+    from .io.tables import read_table, write_table
+    from .measures.risk import assess_risk
     from .partition import Partition
-    from .pipeline import anonymize
-    from .privacy import VerificationReport, check_k_anonymity, verify
+    from .pipeline.run import anonymize
+    from .privacy.models import Diversity
+    from .privacy.verify import VerificationReport, check_k_anonymity, verify
     from .release import (
         Release,
         read_release,
@@ -200,4 +193,4 @@ if TYPE_CHECKING:  # pragma: no cover
         release_generalized,
         release_microaggregated,
     )
-    from .risk import assess_risk
+    from .space.metric_space import MetricSpace

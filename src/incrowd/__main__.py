@@ -1,5 +1,5 @@
 """``python -m incrowd``: the command line."""
 
-from .cli import main
+from .cli.app import main
 
 main()

@@ -24,10 +24,10 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from .costs import Cost, certified_ratio
-from .data.geometry import Geometry
-from .data.space import MetricSpace
 from .params import Constraint
 from .partition import Partition
+from .space.geometry import Geometry
+from .space.metric_space import MetricSpace
 
 __all__ = ["Algorithm", "Guarantee", "Tags", "as_space", "clone"]
 

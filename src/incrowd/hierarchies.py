@@ -46,10 +46,10 @@ from .algorithms.single_attribute.bincover import ALGORITHMS, Order, cover
 from .algorithms.single_attribute.kd_rectangles import kd_rectangles
 from .algorithms.single_attribute.planar_regions import delaunay_edges, planar_regions
 from .costs import largest_lower_bound
-from .data.commit import Output, check_target, commit
 from .data.hierarchy import Hierarchy
-from .data.io import as_dataframe
 from .errors import InputError, OutputError, ParameterError
+from .io.atomic import Output, check_target, commit
+from .io.tables import as_dataframe
 
 __all__ = [
     "BuiltHierarchy",

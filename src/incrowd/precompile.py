@@ -24,7 +24,7 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
     from .algorithms.cellular import compile_kernels
     from .algorithms.mdav import compile_parallel
     from .data.schema import Categorical, Hierarchical, Numeric, Schema
-    from .data.space import MetricSpace
+    from .space.metric_space import MetricSpace
     from .testing import configured, random_hierarchy
 
     say = on_step or (lambda _name: None)

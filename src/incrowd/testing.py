@@ -34,7 +34,7 @@ from .base import Algorithm, clone
 from .costs import GeneralizationCost
 from .data.hierarchy import Hierarchy
 from .data.schema import Categorical, Hierarchical, Numeric, Schema
-from .data.space import MetricSpace
+from .space.metric_space import MetricSpace
 
 __all__ = [
     "check_algorithm",

@@ -27,10 +27,10 @@ import numpy as np
 from .._runtime import jit
 from ..base import Algorithm, Guarantee, Tags
 from ..costs import SSE, Cost, MaxRadius
-from ..data.space import MetricSpace
 from ..errors import ParameterError
 from ..params import CrowdSize, OneOf
 from ..partition import Partition
+from ..space.metric_space import MetricSpace
 
 __all__ = ["MAX_EXACT_N", "ExactPartition", "optimal_split", "optimum", "solve", "subset_costs"]
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..costs import GeneralizationCost, GeneralizeForm
 from ..costs.base import Cost
-from ..data.space import MetricSpace
+from ..space.metric_space import MetricSpace
 from ._shared.improve import improve_labels
 from .forest import MAX_ROUNDS, MOVE_CANDIDATES
 from .recoding import RESPLIT_ROUNDS, polish

@@ -37,14 +37,14 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
-from ..data.geometry import Geometry, node_costs
 from ..data.ncp import domain_size
 from ..errors import ParameterError
+from ..space.geometry import Geometry, node_costs
 from .base import Cost
 from .kernels import record_cost, subset_generalization
 
 if TYPE_CHECKING:
-    from ..data.space import MetricSpace
+    from ..space.metric_space import MetricSpace
 
 __all__ = ["GeneralizationCost", "GeneralizeForm", "LevelLoss"]
 

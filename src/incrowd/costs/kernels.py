@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._runtime import jit
-from ..data.kernels import pair_distance
+from ..space.kernels import pair_distance
 
 __all__ = [
     "record_cost",

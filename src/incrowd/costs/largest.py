@@ -20,8 +20,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data.space import MetricSpace
 from ..errors import InfeasibleError, InputError
+from ..space.metric_space import MetricSpace
 from .base import Cost
 
 __all__ = ["Classes", "LargestCrowd", "largest_lower_bound", "record_counts"]

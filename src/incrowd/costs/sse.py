@@ -12,8 +12,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data.geometry import Geometry
-from ..data.space import MetricSpace
+from ..space.geometry import Geometry
+from ..space.metric_space import MetricSpace
 from .base import Cost
 from .kernels import subset_sse
 

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, SchemaError
+from ..io.tables import check_plain_values
 from .hierarchy import Hierarchy, factorize_keys
-from .io import check_plain_values
 from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, parse_numbers
 
 __all__ = [

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HierarchyError
-from .io import check_input_file
+from ..io.tables import check_input_file
 
 __all__ = ["Hierarchy", "factorize_keys", "value_key"]
 

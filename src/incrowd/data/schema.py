@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, SchemaError
+from ..io.tables import check_plain_values
 from .hierarchy import Hierarchy, distinct_values, factorize_keys
-from .io import check_plain_values
 
 __all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
 

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.hierarchy import Hierarchy
-from ..data.io import read_table
 from ..data.schema import Hierarchical, Numeric, Schema
+from ..io.tables import read_table
 
 __all__ = [
     "ADULT_QIS",

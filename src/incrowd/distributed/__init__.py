@@ -37,7 +37,7 @@ nearest value beyond the cut). The sum is a lower bound on the global optimum, r
 by ``by`` values, which need not differ in any quasi-identifier, leave it empty.
 
 Tables larger than memory. :func:`write_blocks` also takes a CSV or Parquet file (a path
-or :class:`~incrowd.data.io.TableFile`): it reads only the quasi-identifiers (and ``by``
+or :class:`~incrowd.io.tables.TableFile`): it reads only the quasi-identifiers (and ``by``
 columns) to plan the blocks, then — when the file is large against the memory available,
 or ``spill=True`` — streams the file once, sorting its records into their blocks on disk
 beside the output, and gives each worker its block from there. The driver holds the
@@ -69,13 +69,21 @@ import pandas as pd
 
 from .. import __version__
 from ..costs import certified_ratio
-from ..data.io import TableFile, as_dataframe
 from ..data.schema import Schema
 from ..errors import IncrowdError, IncrowdWarning, InputError, ParameterError
+from ..io.release_format import (
+    COUNT,
+    FormulaPolicy,
+    changed_files,
+    check_release_target,
+    file_sha256,
+    read_release_parts,
+)
+from ..io.tables import TableFile, as_dataframe
 from ..params import check_k, check_seed
 from ..partition import Partition
-from ..pipeline import anonymize
-from ..privacy import (
+from ..pipeline.run import anonymize
+from ..privacy.verify import (
     PART_META,
     PartCheck,
     VerificationReport,
@@ -88,14 +96,6 @@ from ..privacy import (
     verify,
 )
 from ..release import Release
-from ..release.files import (
-    COUNT,
-    FormulaPolicy,
-    changed_files,
-    check_release_target,
-    file_sha256,
-    read_release_parts,
-)
 from ._bound import LeftOutTerms, global_bound_part, whole_bound
 from ._cut import Cut, cut_blocks, plan_blocks
 from ._sink import BlockSink, EncodedPart, encode_part
@@ -219,7 +219,7 @@ def write_blocks(
     the single-machine release. The rows of a block stay together in the output, so the
     blocking (by ``by`` values, for instance) can be read from it.
 
-    ``table`` may be a CSV or Parquet file (a path, or a :class:`~incrowd.data.io.TableFile`
+    ``table`` may be a CSV or Parquet file (a path, or a :class:`~incrowd.io.tables.TableFile`
     to choose its separator and missing-value markers), larger than memory: ``spill``
     (default: when the file is larger than a quarter of the memory available) streams it
     once into its blocks on disk instead of reading it whole; the release is the same.
@@ -324,7 +324,7 @@ def verify_release(
 
 
 def _check_file(path: Path, qi: list[str], meta: dict[str, Any]) -> tuple[str, str, PartCheck]:
-    from ..data.io import read_parquet_file
+    from ..io.tables import read_parquet_file
 
     digest = file_sha256(path)
     return path.name, digest, check_part(read_parquet_file(path), qi, meta)

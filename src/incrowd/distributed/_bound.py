@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import Numeric, Schema
-from ..data.space import MetricSpace
 from ..params import outlier_budget
+from ..space.metric_space import MetricSpace
 from ._cut import Cut
 
 __all__ = ["LeftOutTerms", "global_bound_part", "whole_bound"]

@@ -11,9 +11,8 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
-from ..data.commit import Output, commit, staging_directory
-from ..data.io import check_sep, dump_table, is_parquet
-from ..release.files import (
+from ..io.atomic import Output, commit, staging_directory
+from ..io.release_format import (
     FORMAT,
     FormulaPolicy,
     Hashing,
@@ -24,6 +23,7 @@ from ..release.files import (
     metadata_path,
     refusal,
 )
+from ..io.tables import check_sep, dump_table, is_parquet
 
 __all__ = ["BlockSink", "EncodedPart", "encode_part"]
 
@@ -34,7 +34,7 @@ class BlockSink:
     A ``.parquet`` target becomes a Parquet dataset: a directory of one file per block
     (``part-00001.parquet`` ...), each file's SHA-256 in the metadata. A ``.csv`` target
     becomes one CSV file: the blocks in block order, one header. :meth:`commit` names the
-    table and its metadata together (:mod:`incrowd.data.commit`); :meth:`discard` (on any
+    table and its metadata together (:mod:`incrowd.io.atomic`); :meth:`discard` (on any
     error) removes the staging directory, so the destination is never touched.
     """
 

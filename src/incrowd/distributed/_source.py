@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.commit import staging_directory
-from ..data.io import TableFile
 from ..errors import InputError
+from ..io.atomic import staging_directory
+from ..io.tables import TableFile
 
 __all__ = ["FrameBlocks", "SpilledBlocks", "compact_part"]
 

@@ -1,6 +1,6 @@
 """Repairing a partition until every class meets l-diversity / t-closeness.
 
-:func:`enforce` makes a partition satisfy a :class:`~incrowd.diversity.Diversity`: a class
+:func:`enforce` makes a partition satisfy a :class:`~incrowd.privacy.models.Diversity`: a class
 that breaks the requirement takes a record from, swaps one with, or merges with a
 neighbouring class, whichever adds least to the method's objective (repairs that satisfy
 it first, the cheapest repair of all classes first), until every class holds; with the
@@ -26,8 +26,8 @@ from ..algorithms.forest import MAX_ROUNDS
 from ..algorithms.recoding import polish
 from ..algorithms.release_polish import improve_labels
 from ..costs import Cost, GeneralizationCost
-from ..diversity import Diversity, builds_for, class_counts, satisfied
 from ..errors import InfeasibleError
+from ..privacy.models import Diversity, builds_for, class_counts, satisfied
 
 __all__ = ["MERGE_CANDIDATES", "enforce"]
 

@@ -1,7 +1,8 @@
 """Release forms: partition + table → published table (generalized, microaggregated, centers).
 
-Names load on first use (PEP 562): the checker reads release files through
-:mod:`.files` without loading the release forms, their costs and compiled kernels.
+Names load on first use (PEP 562): the checker reads release
+files through :mod:`incrowd.io.release_format` without loading the release forms, their
+costs and compiled kernels.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..io.release_format import ReleaseFiles, metadata_path, read_release, write_release
     from ._release import RELEASE_FORMS, Release, ReleaseForm
     from .centers import release_centers
-    from .files import ReleaseFiles, metadata_path, read_release, write_release
     from .generalize import release_generalized
     from .microaggregate import release_microaggregated
 
@@ -21,10 +22,10 @@ _WHERE = {
     "Release": "_release",
     "ReleaseForm": "_release",
     "release_centers": "centers",
-    "ReleaseFiles": "files",
-    "metadata_path": "files",
-    "read_release": "files",
-    "write_release": "files",
+    "ReleaseFiles": "..io.release_format",
+    "metadata_path": "..io.release_format",
+    "read_release": "..io.release_format",
+    "write_release": "..io.release_format",
     "release_generalized": "generalize",
     "release_microaggregated": "microaggregate",
 }
@@ -47,7 +48,9 @@ def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         msg = f"module {__name__!r} has no attribute {name!r}"
         raise AttributeError(msg)
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    where = _WHERE[name]
+    module = importlib.import_module(where if where.startswith(".") else f".{where}", __name__)
+    value = getattr(module, name)
     globals()[name] = value
     return value
 

@@ -15,10 +15,10 @@ import pandas as pd
 from ..data.columns import QIColumn, encode_qis
 from ..data.schema import Schema
 from ..errors import InputError, SchemaError
+from ..io.release_format import FormulaPolicy, write_release
 from ..params import check_seed
 from ..partition import Partition
 from .crowds import CrowdIndex, Summary, summarize
-from .files import FormulaPolicy, write_release
 
 __all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number"]
 
@@ -50,7 +50,7 @@ class Release:
     ) -> tuple[Path, Path]:
         """Write the table (CSV or Parquet, by suffix) and its JSON metadata beside it.
 
-        Both change together, or neither does (:mod:`incrowd.release.files`); an existing
+        Both change together, or neither does (:mod:`incrowd.io.release_format`); an existing
         file is replaced only when it belongs to an earlier release, never when it is one
         of the paths in ``protect``. ``formulas`` neutralizes (``"escape"``) or refuses
         CSV cells a spreadsheet would execute. Returns the table and metadata paths.

@@ -26,12 +26,12 @@ import pandas as pd
 
 from ..costs import best_centers, radii_from
 from ..data.schema import Schema
-from ..data.space import MetricSpace
 from ..errors import ParameterError
+from ..io.release_format import COUNT, RADIUS
 from ..partition import Partition
+from ..space.metric_space import MetricSpace
 from ._release import Release, base_metadata, check_reserved, prepare, shuffled
 from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, summarize
-from .files import COUNT, RADIUS
 from .generalize import generalized_labels
 from .microaggregate import centroid_values
 

@@ -7,10 +7,10 @@ metadata) and renders, from the published file and the original alone:
 - the crowd-size histogram (groups of identical published quasi-identifiers);
 - information loss per quasi-identifier (NCP for generalized releases) and suppressed
   cells (``*``) per quasi-identifier;
-- re-identification risk (:mod:`incrowd.risk`): prosecutor, journalist, marketer, the
+- re-identification risk (:mod:`incrowd.measures.risk`): prosecutor, journalist, marketer, the
   linkage attack and the distribution of its probabilities;
 - l-diversity and t-closeness per class for each sensitive column
-  (:mod:`incrowd.diversity`);
+  (:mod:`incrowd.privacy.models`);
 - for a release whose quasi-identifiers are a longitude / latitude pair, a map of the
   published boxes.
 
@@ -32,12 +32,12 @@ import pandas as pd
 
 from .._runtime import prepare_matplotlib
 from ..data.schema import Schema
-from ..diversity import published_counts
 from ..errors import InputError
-from ..evaluate import evaluate_release, parse_range
-from ..release.files import COUNT
+from ..io.release_format import COUNT
+from ..measures.evaluate import evaluate_release, parse_range
+from ..measures.risk import assess_risk
+from ..privacy.models import published_counts
 from ..release.generalize import SUPPRESSED_VALUE
-from ..risk import assess_risk
 
 __all__ = ["build_report"]
 

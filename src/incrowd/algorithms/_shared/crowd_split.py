@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._runtime import jit
-from ...data.geometry import Geometry
-from ...data.kernels import insert_sorted, pair_distance
+from ...space.geometry import Geometry
+from ...space.kernels import insert_sorted, pair_distance
 
 __all__ = ["first_of_each", "split_crowds", "split_parts"]
 

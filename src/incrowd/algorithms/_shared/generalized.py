@@ -11,8 +11,8 @@ from typing import ClassVar
 
 from ...base import Algorithm
 from ...costs import GeneralizationCost
-from ...data.space import MetricSpace
 from ...params import OneOf, Weights
+from ...space.metric_space import MetricSpace
 
 __all__ = ["GeneralizedMethod", "GENERALIZED_PARAMETERS"]
 

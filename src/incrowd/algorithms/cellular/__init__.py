@@ -36,11 +36,11 @@ import numpy as np
 
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import CellularCost, SetupCost
-from ...data.geometry import Geometry
-from ...data.space import MetricSpace
 from ...errors import ParameterError
 from ...params import CrowdSize, Interval, SetupCostValue, outlier_budget
 from ...partition import Partition
+from ...space.geometry import Geometry
+from ...space.metric_space import MetricSpace
 from .._shared.crowd_split import first_of_each, split_crowds
 from ._certify import Feasibility, feasible_scale, radius_floor, share_floor
 from ._dual import assign, candidates, cut_at, grow

@@ -26,7 +26,7 @@ import numpy as np
 from numba import prange
 
 from ..._runtime import jit, threads
-from ...data.kernels import pair_distance
+from ...space.kernels import pair_distance
 
 if TYPE_CHECKING:
     from scipy.spatial import cKDTree

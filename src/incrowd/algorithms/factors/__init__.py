@@ -22,10 +22,10 @@ import numpy as np
 
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
-from ...data.space import MetricSpace
 from ...errors import ParameterError
 from ...params import CrowdSize
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
 from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from ._certify import Certified, certify
 from ._groups import factor_groups, group_labels

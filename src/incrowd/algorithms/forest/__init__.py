@@ -22,10 +22,10 @@ import numpy as np
 
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
-from ...data.geometry import Geometry
-from ...data.space import MetricSpace
 from ...params import CrowdSize, Flag
 from ...partition import SUPPRESSED, Partition
+from ...space.geometry import Geometry
+from ...space.metric_space import MetricSpace
 from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from .._shared.improve import improve_labels
 from ._core import Tree, copies_only, decompose, forest_trees, grow_forest, size_limit

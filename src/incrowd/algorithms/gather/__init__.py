@@ -31,10 +31,10 @@ import numpy as np
 
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import MaxRadius, best_centers
-from ...data.space import MetricSpace
 from ...errors import InfeasibleError
 from ...params import CrowdSize, Flag, Interval, OneOf, PositiveInt, outlier_budget
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
 from .._shared.crowd_split import first_of_each as _first_of_each
 from .._shared.crowd_split import split_crowds
 from ._flow import saturating_assignment
@@ -383,7 +383,7 @@ class KRCenterOutliers(_Gather):
     at most 2R. So in a low-dimensional dense embedding (R⁴, say) a pick is any uncovered
     candidate whose count reaches a proven bound on that: the largest uncovered candidate
     weight in an axis-parallel cube of side 2R, read from a grid
-    (:mod:`incrowd.data.live_tree`). The exact argmax would recount most of a plateau of
+    (:mod:`incrowd.space.neighbours.live_tree`). The exact argmax would recount most of a plateau of
     near-equal counts, every pick: on 10⁶ × R⁴ a test took 307 s that way, 1.4–7 s this
     way. The guarantee and the meaning of a failed test are the paper's; the centers may
     differ from the argmax's. A test also stops once the picks left provably cannot cover

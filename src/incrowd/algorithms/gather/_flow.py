@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
-from ...data.space import MetricSpace
+from ...space.metric_space import MetricSpace
 from ._threshold_search import reach
 
 __all__ = ["saturating_assignment"]

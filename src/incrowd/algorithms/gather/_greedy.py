@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..._runtime import threads
-from ...data.space import MetricSpace
+from ...space.metric_space import MetricSpace
 from ._threshold_search import reach
 
 __all__ = [
@@ -272,8 +272,8 @@ def greedy_k_centers(
 
     ``enough="cube"`` lets the live tree take any pick whose count reaches a bound on every
     optimal cluster's uncovered part (all Lemma 2.7 uses); ``"exact"`` takes the paper's
-    argmax (:mod:`incrowd.data.live_tree`). Wide embeddings, without the tree, always take
-    the argmax.
+    argmax (:mod:`incrowd.space.neighbours.live_tree`). Wide embeddings, without the tree,
+    always take the argmax.
     """
     n = space.n
     in_s = knn.kth(r - 1) <= reach(x)  # |D(v, 2R)| >= r

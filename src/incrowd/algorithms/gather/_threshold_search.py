@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from ...data.space import MetricSpace
+from ...space.metric_space import MetricSpace
 
 __all__ = ["Threshold", "search_threshold", "pairwise_candidates", "diameter_bound", "reach"]
 

@@ -15,10 +15,10 @@ import numpy as np
 from ..._runtime import threads
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE
-from ...data.geometry import Geometry
-from ...data.space import MetricSpace
 from ...params import CrowdSize, OneOf
 from ...partition import Partition
+from ...space.geometry import Geometry
+from ...space.metric_space import MetricSpace
 from ._kernel import KERNELS, State
 
 __all__ = ["MDAV", "compile_parallel", "mdav_labels"]

@@ -20,11 +20,11 @@ import numpy as np
 from ..._runtime import in_background
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost, GeneralizeForm, LevelLoss
-from ...data.index import NeighbourIndex
-from ...data.space import MetricSpace
 from ...errors import InfeasibleError, ParameterError
 from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
+from ...space.neighbours.index import NeighbourIndex
 from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from .._shared.improve import improve_labels
 from ..forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds, size_limit

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...costs import GeneralizationCost
-from ...data.index import NeighbourIndex
 from ...errors import InfeasibleError
+from ...space.neighbours.index import NeighbourIndex
 from ..factors import factor_groups, group_labels, solve_factor, unique_edges
 
 __all__ = ["pair_crowds"]

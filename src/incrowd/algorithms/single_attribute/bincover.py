@@ -40,10 +40,10 @@ import numpy as np
 from ..._runtime import jit
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import Classes, LargestCrowd, largest_lower_bound
-from ...data.space import MetricSpace
 from ...errors import InfeasibleError, ParameterError
 from ...params import CrowdSize, Interval, OneOf
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
 from ..exact import MAX_EXACT_N, solve
 
 __all__ = [

@@ -41,10 +41,10 @@ import numpy as np
 from ..._runtime import jit
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import Classes, LargestCrowd, largest_lower_bound, record_counts
-from ...data.space import MetricSpace
 from ...errors import InputError, ParameterError
 from ...params import CrowdSize
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
 
 __all__ = ["KDRectangles", "Rectangles", "kd_rectangles"]
 

@@ -49,11 +49,11 @@ from ..._runtime import jit
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import Classes, LargestCrowd, largest_lower_bound, record_counts
 from ...data.columns import CategoricalColumn, NumericColumn
-from ...data.io import read_table
-from ...data.space import MetricSpace
 from ...errors import InfeasibleError, InputError, ParameterError
+from ...io.tables import read_table
 from ...params import CrowdSize, Places
 from ...partition import Partition
+from ...space.metric_space import MetricSpace
 
 __all__ = [
     "US_ZIP",

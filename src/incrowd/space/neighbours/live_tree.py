@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from .._runtime import jit
+from ..._runtime import jit
 
 __all__ = ["LiveTree", "LEAF_SIZE", "CUBE_CELLS"]
 

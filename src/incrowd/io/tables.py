@@ -1,4 +1,4 @@
-"""Reading tables, and writing them atomically (:mod:`incrowd.data.commit`).
+"""Reading tables, and writing them atomically (:mod:`incrowd.io.atomic`).
 
 CSV cells are read as text (nothing is guessed as missing except empty cells and the
 ``na_values`` the user names), so published non-QI columns are written back exactly as
@@ -22,7 +22,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from ..errors import IncrowdError, InputError
-from .commit import Output, commit
+from .atomic import Output, commit
 
 __all__ = [
     "read_table",

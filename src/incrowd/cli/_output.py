@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from .errors import IncrowdError, IncrowdWarning, InputError
+from ..errors import IncrowdError, IncrowdWarning, InputError
 
 __all__ = [
     "TERMINATED",

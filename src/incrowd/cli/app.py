@@ -17,8 +17,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from . import __version__
-from ._cli_output import (
+from .. import __version__
+from ..errors import InputError
+from ..pipeline.job import Job
+from ._output import (
     TERMINATED,
     err_console,
     error,
@@ -31,8 +33,6 @@ from ._cli_output import (
     quiet_unraisable,
     terminate,
 )
-from .errors import InputError
-from .job import Job
 
 ListOpt = list[str] | None
 
@@ -174,11 +174,11 @@ def anonymize(
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
     """Anonymize INPUT and write the release and its JSON metadata."""
-    from .data.io import TableFile, check_sep, read_table
-    from .job import build_schema, parse_weights, split_list
-    from .pipeline import anonymize as run
-    from .release import metadata_path
-    from .release.files import check_release_target
+    from ..io.release_format import check_release_target
+    from ..io.tables import TableFile, check_sep, read_table
+    from ..pipeline.job import build_schema, parse_weights, split_list
+    from ..pipeline.run import anonymize as run
+    from ..release import metadata_path
 
     with errors():
         job = Job.from_toml(config) if config else Job()
@@ -256,7 +256,7 @@ def anonymize(
                 "diversity": job.diversity,
             }
             if job.blocked:
-                from .distributed import write_blocks
+                from ..distributed import write_blocks
 
                 stage("cutting blocks")
                 result: Any = write_blocks(
@@ -337,20 +337,20 @@ def verify(
     generalize to the same values count together. A release is read part by part (a
     dataset's files, a file's chunks), never whole, unless l / t are asked.
     """
-    from .job import split_list
-    from .privacy import verify as check
+    from ..pipeline.job import split_list
+    from ..privacy.verify import verify as check
 
     with errors():
         job = Job(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
         if (scheduler or workers is not None) and job.diversity is not None:
             import warnings
 
-            from .errors import IncrowdWarning
+            from ..errors import IncrowdWarning
 
             warnings.warn("l-diversity / t-closeness are checked in this process: --scheduler "
                           "/ --workers have no effect", IncrowdWarning, stacklevel=1)  # fmt: skip
         if (scheduler or workers is not None) and job.diversity is None:
-            from .distributed import verify_release
+            from ..distributed import verify_release
 
             report = verify_release(release, split_list(qi), k, sep=sep,
                                     scheduler=scheduler or "local", workers=workers)  # fmt: skip
@@ -390,10 +390,10 @@ def _original_and_release(
     missing: str,
 ) -> tuple[Any, Any, Any]:
     """The original table (missing values handled), its schema, and the written release."""
-    from .data.columns import handle_missing
-    from .data.io import read_table
-    from .job import build_schema, split_list
-    from .release import read_release
+    from ..data.columns import handle_missing
+    from ..io.tables import read_table
+    from ..pipeline.job import build_schema, split_list
+    from ..release import read_release
 
     table = read_table(input, sep=sep)
     job = Job(
@@ -420,7 +420,7 @@ def evaluate(
     missing: MissingOpt = "error",
 ) -> None:
     """Print the information loss of RELEASE relative to INPUT."""
-    from .evaluate import evaluate_release
+    from ..measures.evaluate import evaluate_release
 
     with errors():
         table, schema, files = _original_and_release(
@@ -464,8 +464,8 @@ def risk(
     attack with every original record's quasi-identifiers."""
     import json
 
-    from .release.files import strict_json
-    from .risk import assess_risk
+    from ..io.release_format import strict_json
+    from ..measures.risk import assess_risk
 
     with errors():
         table, schema, files = _original_and_release(
@@ -515,9 +515,9 @@ def report(
     missing: MissingOpt = "error",
 ) -> None:
     """Write one self-contained HTML page on RELEASE: guarantee, loss, risk, diversity."""
-    from .data.commit import Output, commit
-    from .hierarchies import check_output
-    from .report import build_report
+    from ..hierarchies import check_output
+    from ..io.atomic import Output, commit
+    from ..report import build_report
 
     with errors():
         if out.suffix.lower() not in (".html", ".htm"):
@@ -535,7 +535,7 @@ def report(
 @app.command()
 def methods() -> None:
     """List the methods with their guarantees and references."""
-    from .algorithms.catalogue import CATALOGUE  # no algorithm imported to list them
+    from ..algorithms.catalogue import CATALOGUE  # no algorithm imported to list them
 
     grid = Table(show_header=True)
     for col in ("method", "guarantee", "objective", "reference"):
@@ -552,7 +552,7 @@ def precompile(
     ] = False,
 ) -> None:
     """Compile the kernels now (into the kernel cache), so the first run is fast."""
-    from .precompile import precompile as run_all
+    from ..precompile import precompile as run_all
 
     with errors():
         seconds = run_all(parallel=parallel)
@@ -574,7 +574,7 @@ CountOpt = Annotated[
 
 
 def _k_list(text: str) -> list[int]:
-    from .job import split_list
+    from ..pipeline.job import split_list
 
     out = []
     for part in split_list([text]):
@@ -591,8 +591,8 @@ def _k_list(text: str) -> list[int]:
 def _build_hierarchy(
     input: Path, out: Path, sep: str | None, build: object, also: Sequence[Path] = ()
 ) -> None:
-    from .data.io import check_sep, read_table
-    from .hierarchies import check_output
+    from ..hierarchies import check_output
+    from ..io.tables import check_sep, read_table
 
     with errors():
         check_sep(sep)
@@ -633,8 +633,8 @@ def hierarchy_regions(
 ) -> None:
     """Connected regions of a planar graph of the places (Du et al., Thm 3): the Delaunay
     triangulation of their points, or the adjacency given."""
-    from .data.io import read_table
-    from .hierarchies import region_hierarchy
+    from ..hierarchies import region_hierarchy
+    from ..io.tables import read_table
 
     with errors():
         ks = _k_list(k)
@@ -656,7 +656,7 @@ def hierarchy_rectangles(
     sep: SepOpt = None,
 ) -> None:
     """Boxes of a kd-tree over the places' points (Du et al., Thm 4)."""
-    from .hierarchies import rectangle_hierarchy
+    from ..hierarchies import rectangle_hierarchy
 
     with errors():
         ks = _k_list(k)
@@ -682,7 +682,7 @@ def hierarchy_bins(
     sep: SepOpt = None,
 ) -> None:
     """Classes of labels by min-max bin covering (Du et al., Sec. 4)."""
-    from .hierarchies import label_hierarchy
+    from ..hierarchies import label_hierarchy
 
     with errors():
         ks = _k_list(k)

@@ -17,7 +17,7 @@ the whole table (the same definitions as the pycanon library):
 
 :func:`class_measures` computes them per class (verification and evaluation read them from
 the published table). This module is the privacy model only and imports no algorithm, so
-the checker (:mod:`incrowd.privacy`) stays independent of what it checks; the repair that
+the checker (:mod:`incrowd.privacy.verify`) stays independent of what it checks; the repair that
 makes a partition meet the model is :func:`incrowd.postprocess.enforce`.
 """
 
@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = [
     "Diversity",

@@ -9,31 +9,31 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .algorithms import METHODS
-from .algorithms.release_polish import polish_release
-from .base import Algorithm
-from .costs import SSE, MaxRadius, certified_ratio, l_sse
-from .data.columns import MissingPolicy, handle_missing
-from .data.io import as_dataframe
-from .data.schema import Schema
-from .data.space import MetricSpace
-from .diversity import Diversity, builds_for, sensitive_codes
-from .errors import InfeasibleError, ParameterError
-from .evaluate import published_discernibility
-from .metrics import ncp_loss
-from .params import check_k, check_seed
-from .partition import Partition
-from .postprocess import enforce
-from .privacy import verify
-from .release import (
+from .. import __version__
+from ..algorithms import METHODS
+from ..algorithms.release_polish import polish_release
+from ..base import Algorithm
+from ..costs import SSE, MaxRadius, certified_ratio, l_sse
+from ..data.columns import MissingPolicy, handle_missing
+from ..data.schema import Schema
+from ..errors import InfeasibleError, ParameterError
+from ..io.tables import as_dataframe
+from ..measures.evaluate import published_discernibility
+from ..measures.metrics import ncp_loss
+from ..params import check_k, check_seed
+from ..partition import Partition
+from ..postprocess import enforce
+from ..privacy.models import Diversity, builds_for, sensitive_codes
+from ..privacy.verify import verify
+from ..release import (
     RELEASE_FORMS,
     Release,
     release_centers,
     release_generalized,
     release_microaggregated,
 )
-from .release.centers import check_center
+from ..release.centers import check_center
+from ..space.metric_space import MetricSpace
 
 __all__ = ["anonymize", "make_algorithm"]
 
@@ -102,7 +102,7 @@ def anonymize(
     methods); the others measure their own objective. ``generalize`` chooses what a
     generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
     or the set of values present (``"sets"``); a method that optimizes for the published form
-    (``forest``) is told which. ``diversity`` (:class:`~incrowd.diversity.Diversity`)
+    (``forest``) is told which. ``diversity`` (:class:`~incrowd.privacy.models.Diversity`)
     asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
     crowds that break it are merged with neighbouring crowds (:func:`incrowd.postprocess.enforce`);
     the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.

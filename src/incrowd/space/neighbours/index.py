@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._runtime import chunked, chunks, threads
-from ..errors import ParameterError
-from .geometry import Geometry
-from .kernels import (
+from ..._runtime import chunked, chunks, threads
+from ...errors import ParameterError
+from ..geometry import Geometry
+from ..kernels import (
     best_of_candidates,
     brute_groups,
     expand_lists,
@@ -462,7 +462,7 @@ class NeighbourIndex:
 
     @cached_property
     def live_tree(self) -> LiveTree | None:
-        """A tree of live counts over the distinct rows (:mod:`incrowd.data.live_tree`),
+        """A tree of live counts over the distinct rows (:mod:`incrowd.space.neighbours.live_tree`),
         or None when the dense embedding is wider than :data:`LIVE_TREE_MAX_DIM`."""
         if self.geometry.dense_width() > LIVE_TREE_MAX_DIM:
             return None

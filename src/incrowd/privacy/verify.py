@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .data.io import check_plain_values
-from .diversity import Diversity, published_figures
-from .errors import InputError, PrivacyViolation
-from .release.files import COUNT, changed_files, read_release, read_release_parts
+from ..errors import InputError, PrivacyViolation
+from ..io.release_format import COUNT, changed_files, read_release, read_release_parts
+from ..io.tables import check_plain_values
+from .models import Diversity, published_figures
 
 if TYPE_CHECKING:
-    from .release import Release
+    from ..release import Release
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "add_up",
            "PartCheck", "check_part", "merge_checks", "finish_check", "PART_META",
@@ -74,7 +74,7 @@ def verify(
     ``"release": "centers"`` in its metadata (or no metadata) is read as a centers release:
     each row stands for ``count`` records.
 
-    With ``diversity`` (l-diversity and/or t-closeness, :mod:`incrowd.diversity`), every
+    With ``diversity`` (l-diversity and/or t-closeness, :mod:`incrowd.privacy.models`), every
     class must also hold it for each ``sensitive`` column (default: the metadata's).
 
     Raises :class:`~incrowd.InputError` for a usage error (a quasi-identifier the table

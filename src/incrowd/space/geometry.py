@@ -30,9 +30,9 @@ from typing import Literal
 
 import numpy as np
 
+from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
+from ..data.ncp import domain_size, label_penalties
 from ..errors import ParameterError
-from .columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
-from .ncp import domain_size, label_penalties
 
 __all__ = ["Geometry", "LevelCost", "DENSE_LIMIT_BYTES", "node_costs"]
 

@@ -2,7 +2,7 @@
 
 ``out.csv`` (or ``out.parquet``) holds the published table, ``out.json`` the provenance,
 record counts, loss figures and the table's SHA-256. Both are written together by the
-protocol of :mod:`incrowd.data.commit`: a kill at any point leaves the previous release or
+protocol of :mod:`incrowd.io.atomic`: a kill at any point leaves the previous release or
 the complete new one, never a mix.
 
 Files of the user's are never overwritten: a target may be replaced only when it is part of
@@ -31,8 +31,9 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 import pandas as pd
 
-from ..data.commit import Output, check_target, commit, resolve
-from ..data.io import (
+from ..errors import InputError, OutputError
+from .atomic import Output, check_target, commit, resolve
+from .tables import (
     check_input_file,
     check_sep,
     dump_table,
@@ -40,7 +41,6 @@ from ..data.io import (
     parquet_parts,
     read_table,
 )
-from ..errors import InputError, OutputError
 
 __all__ = [
     "COUNT",
@@ -201,7 +201,7 @@ def check_release_target(
     Raises :class:`~incrowd.OutputError` when the name does not end in .csv / .parquet, when
     the table or its metadata would land on a directory (unless ``directory``: the table is
     a Parquet dataset and the directory an earlier release's), on a symbolic link, in a
-    folder that cannot be written (:func:`~incrowd.data.commit.check_target`), on one of the
+    folder that cannot be written (:func:`~incrowd.io.atomic.check_target`), on one of the
     files in ``protect`` (the inputs), or on an existing file that is not part of an earlier
     release.
     """
@@ -334,7 +334,7 @@ class ReleaseParts:
                 self.sha256[path.name] = file_sha256(path)
                 yield read_table(path, form="parquet")
             return
-        from ..data.io import TableFile
+        from .tables import TableFile
 
         [path] = self.paths
         self.sha256["the table"] = file_sha256(path)
@@ -405,5 +405,3 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
         return False
-
-

@@ -1,7 +1,7 @@
 """Information-loss measures of a release computed from its partition: NCP and
 discernibility. (The objectives — SSE, radius, generalization cost — are the costs of
 :mod:`incrowd.costs`; measures computed from a *published* table alone live in
-:mod:`incrowd.evaluate`.)
+:mod:`incrowd.measures.evaluate`.)
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .data.columns import QIColumn
-from .data.ncp import domain_size, label_penalties
-from .partition import Partition
-from .release.crowds import (
+from ..data.columns import QIColumn
+from ..data.ncp import domain_size, label_penalties
+from ..partition import Partition
+from ..release.crowds import (
     CategoricalSummary,
     CrowdIndex,
     NumericSummary,

@@ -45,16 +45,16 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import HierarchyError, InputError, SchemaError
+from ..errors import HierarchyError, InputError, SchemaError
 
 if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads Job's defaults only
     import pandas as pd
 
-    from .data.columns import MissingPolicy
-    from .data.hierarchy import Hierarchy
-    from .data.io import TableFile
-    from .data.schema import Schema
-    from .diversity import Diversity
+    from ..data.columns import MissingPolicy
+    from ..data.hierarchy import Hierarchy
+    from ..data.schema import Schema
+    from ..io.tables import TableFile
+    from ..privacy.models import Diversity
 
 __all__ = ["Job", "build_hierarchy", "build_schema", "parse_weights", "with_weights"]
 
@@ -158,7 +158,7 @@ class Job:
         """The l-diversity / t-closeness asked, or None."""
         if self.l is None and self.t is None:
             return None
-        from .diversity import Diversity
+        from ..privacy.models import Diversity
 
         return Diversity(l=self.l, l_kind=self.l_kind, c=self.c, t=self.t,  # type: ignore[arg-type]
                          t_kind=self.t_kind)  # type: ignore[arg-type]  # fmt: skip
@@ -250,9 +250,9 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
     """A hierarchy from a spec: a file path, ``prefix``, or ``intervals:w1,w2,...``."""
     import pandas as pd
 
-    from .data.columns import MISSING_LABEL
-    from .data.hierarchy import Hierarchy, distinct_values
-    from .data.schema import is_missing
+    from ..data.columns import MISSING_LABEL
+    from ..data.hierarchy import Hierarchy, distinct_values
+    from ..data.schema import is_missing
 
     missing = is_missing(column)
     present = column[~missing]
@@ -280,8 +280,8 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
 def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:
     """The schema a job describes, with hierarchies resolved against the table (of a
     :class:`TableFile`, only the quasi-identifiers are read)."""
-    from .data.io import TableFile
-    from .data.schema import Schema
+    from ..data.schema import Schema
+    from ..io.tables import TableFile
 
     if not job.qi:
         msg = "no quasi-identifiers given (--qi a,b,c)"

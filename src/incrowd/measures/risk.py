@@ -45,14 +45,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._runtime import jit
-from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
-from .data.schema import Schema
-from .data.space import MetricSpace
-from .errors import InputError
+from .._runtime import jit
+from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
+from ..data.schema import Schema
+from ..errors import InputError
+from ..io.release_format import COUNT, RADIUS
+from ..release.generalize import SUPPRESSED_VALUE, parse_value_set
+from ..space.metric_space import MetricSpace
 from .evaluate import category_code, parse_range
-from .release.files import COUNT, RADIUS
-from .release.generalize import SUPPRESSED_VALUE, parse_value_set
 
 __all__ = ["RiskReport", "assess_risk"]
 

@@ -1,4 +1,4 @@
-"""Compiled kernels of the neighbour index (:mod:`incrowd.data.index`) and of distances.
+"""Compiled kernels of the neighbour index (:mod:`incrowd.space.neighbours.index`) and of distances.
 
 Kernels are plain loops (no slices assigned, no fancy indexing): numba compiles those in a
 fraction of the time, which is most of a first run's cost.

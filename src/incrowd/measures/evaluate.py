@@ -15,7 +15,7 @@ input columns (and the suppressed count in the metadata):
 - ``discernibility``: Σ |E|² over groups of identical published quasi-identifiers, plus
   ``n_input`` for every suppressed record.
 - ``max_radius`` (centers releases): the largest published radius.
-- per sensitive column (:mod:`incrowd.diversity`): the smallest distinct and entropy l over
+- per sensitive column (:mod:`incrowd.privacy.models`): the smallest distinct and entropy l over
   the classes, and the largest t (equal and ordered distances).
 """
 
@@ -28,16 +28,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .costs import SSE
-from .data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
-from .data.ncp import domain_size, label_penalties, present_values, range_of_label
-from .data.schema import Numeric, Schema
-from .data.space import MetricSpace
-from .diversity import published_figures
-from .errors import InputError
-from .privacy import verify
-from .release.files import COUNT, RADIUS
-from .release.generalize import SUPPRESSED_VALUE, parse_value_set
+from ..costs import SSE
+from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, encode_qis
+from ..data.ncp import domain_size, label_penalties, present_values, range_of_label
+from ..data.schema import Numeric, Schema
+from ..errors import InputError
+from ..io.release_format import COUNT, RADIUS
+from ..privacy.models import published_figures
+from ..privacy.verify import verify
+from ..release.generalize import SUPPRESSED_VALUE, parse_value_set
+from ..space.metric_space import MetricSpace
 
 __all__ = [
     "category_code",

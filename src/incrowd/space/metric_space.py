@@ -1,7 +1,7 @@
 """The metric space in which algorithms work: the quasi-identifiers as coordinates.
 
 Every attribute becomes coordinates whose L1 or L2 distance is the attribute's distance
-(:mod:`incrowd.data.geometry`):
+(:mod:`incrowd.space.geometry`):
 
 - ``Numeric``: one coordinate ``weight * (x - offset) / scale``;
 - ``Categorical``: a one-hot block with entries ``weight * 2**(-1/p)``, so two different
@@ -26,12 +26,12 @@ from typing import Literal, TypeVar
 import numpy as np
 import pandas as pd
 
+from ..data.columns import CategoricalColumn, NumericColumn, QIColumn, encode_qis
+from ..data.schema import Schema
 from ..errors import InputError, ParameterError
-from .columns import CategoricalColumn, NumericColumn, QIColumn, encode_qis
+from ..io.tables import as_dataframe
 from .geometry import Geometry, numeric_offset_scale
-from .index import NeighbourIndex
-from .io import as_dataframe
-from .schema import Schema
+from .neighbours.index import NeighbourIndex
 
 __all__ = ["Block", "MetricSpace"]
 

@@ -1,0 +1,1 @@
+"""The ``incrowd`` command line (:mod:`.app`)."""
