@@ -10,7 +10,7 @@ ADULT  := src/incrowd/datasets/adult
 QIS    := age,sex,race,marital-status,education,native-country,workclass,occupation
 HIER   := $(foreach a,sex race marital-status education native-country workclass occupation,--hierarchy $(a)=$(ADULT)/adult_hierarchy_$(a).csv)
 
-.PHONY: demo test lint docs bench clean
+.PHONY: demo test lint docs bench performance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ docs: $(DOCS_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/mdav.py
+
+# docs/performance.md rendered from the benchmarks' JSON (benchmarks/results/); runs no
+# benchmark: rerun a script in benchmarks/ first to refresh its figures.
+performance: $(STAMP)
+	$(BIN)/python benchmarks/make_performance_page.py
 
 clean:
 	rm -rf $(VENV) $(DEMO) site .pytest_cache .hypothesis

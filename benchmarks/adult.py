@@ -26,6 +26,10 @@ recoding as in ARX's example: suppression limit 1, loss metric with weight 0, th
     python benchmarks/adult.py --k 10 25 --only-variants --search-seconds 600
                                          # only the labels release with 10 minutes of
                                          # neighbourhood search (search_seconds)
+
+It writes ``results/adult.json``, or with ``--only-variants`` ``results/adult-variants.json``;
+``--save NAME`` writes ``results/NAME.json`` instead, so that runs of several variants each
+keep their own file.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from pathlib import Path
 
 import ncp_checker
 import pandas as pd
-from _results import save, table
+from _results import save, table, titled
 
 #: NCP of the peers on Adult, from ../shared/notes/ncp-definition.md (2026-11-22)
 ARX_LOCAL = {2: 0.0308, 5: 0.0611, 10: 0.0847, 25: 0.1228}
@@ -97,6 +101,7 @@ def main() -> None:
                         help="also run it with these seconds of neighbourhood search")  # fmt: skip
     parser.add_argument("--only-variants", action="store_true",
                         help="only those, not the four settings of the main table")  # fmt: skip
+    parser.add_argument("--save", help="results/NAME.json to write")
     args = parser.parse_args()
     rows, lines = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,14 +123,18 @@ def main() -> None:
                 goal[1], f"{labels['certified_ratio']} / {sets['certified_ratio']}",
                 f"{labels['seconds']} / {rounds['seconds']} / {sets['seconds']}",
             ])  # fmt: skip
+    tables = []
     if lines:
-        print()
-        print(table(
+        tables.append(titled(
+            "NCP by the independent checker; peers (ARX local recoding, Mondrian) as measured "
+            "on this machine type (ncp-definition.md, 2026-11-22); certified ratio labels / sets",
             ["k", "labels: incrowd", "labels: seeds=rounds", "labels: forest",
              "ARX local recoding", "goal", "sets: incrowd", "Mondrian", "goal",
              "certified ratio", "s (labels / rounds / sets)"],
             lines,
         ))  # fmt: skip
+        print()
+        print(table(tables[-1]["header"], tables[-1]["rows"]))
     variants = [("bound_rounds", n) for n in args.bound_rounds]
     variants += [("search_seconds", s) for s in args.search_seconds]
     if variants:
@@ -139,10 +148,16 @@ def main() -> None:
                                    f"{row['bound_ncp']:.4f}", row["certified_ratio"],
                                    row["seconds"]])  # fmt: skip
                     print(deeper[-1], flush=True)
+        tables.append(
+            titled(
+                "the labels release with more rounds of the certificate or a longer search",
+                ["k", "labels release", "NCP", "lower bound (NCP)", "certified ratio", "seconds"],
+                deeper,
+            )
+        )
         print()
-        print(table(["k", "labels release", "NCP", "lower bound (NCP)", "certified ratio",
-                     "seconds"], deeper))  # fmt: skip
-    save("adult-variants" if args.only_variants else "adult", rows)
+        print(table(tables[-1]["header"], tables[-1]["rows"]))
+    save(args.save or ("adult-variants" if args.only_variants else "adult"), rows, tables)
 
 
 if __name__ == "__main__":

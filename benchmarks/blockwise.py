@@ -63,7 +63,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _results import RESULTS, save, table
+from _results import RESULTS, command, save, table, titled
 
 import incrowd
 from incrowd.datasets import make_census
@@ -324,7 +324,9 @@ def main() -> None:
                 "scale": (10_000_000, 100_000), "file": (10_000_000, 50_000),
                 "contention": (70_000, 70_000)}  # fmt: skip
     path = RESULTS / "blockwise.json"
-    done = {r["part"] + r["work"]: r for r in json.loads(path.read_text())} if path.exists() else {}
+    saved = json.loads(path.read_text()) if path.exists() else []
+    saved = saved["rows"] if isinstance(saved, dict) else saved  # files from before the record
+    done = {r["part"] + r["work"]: r for r in saved}
     for part in args.parts:
         rows, block = defaults[part]
         rows, block = args.rows or rows, args.block_size or block
@@ -333,13 +335,15 @@ def main() -> None:
             extra = {"repeat": args.repeat, "warm": args.warm} if part == "speedup" else extra
             results = globals()[part](rows, block, Path(folder), args.qis, args.method, **extra)
         for r in results:
-            done[part + r["work"]] = {"part": part, **r}
+            done[part + r["work"]] = {"part": part, "command": command(), **r}
             print(json.dumps(r), flush=True)
     out = list(done.values())
-    save("blockwise", out)
-    print(table(["part", "work", "seconds", "ncp", "blocks", "worker peak GB"],
-                [[r["part"], r["work"], r["seconds"], r["ncp"], r.get("blocks", 1),
-                  r.get("worker_peak_gb", "")] for r in out]))  # fmt: skip
+    shown = titled("each part's latest run (its command in the JSON's rows)",
+                   ["part", "work", "seconds", "ncp", "blocks", "worker peak GB"],
+                   [[r["part"], r["work"], r["seconds"], r["ncp"], r.get("blocks", 1),
+                     r.get("worker_peak_gb", "")] for r in out])  # fmt: skip
+    save("blockwise", out, [shown])
+    print(table(shown["header"], shown["rows"]))
 
 
 if __name__ == "__main__":

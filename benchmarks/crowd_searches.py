@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from _results import save, table
+from _results import save, table, titled
 
 K = 5
 
@@ -53,9 +53,14 @@ def main() -> None:
             rows.append(row)
             print(row, flush=True)
             lines.append([f"{n:,}", mode, row["seconds"], row["ncp"], row["certified_ratio"]])
+    done = titled(
+        "census rows with zip codes, the bound's crowd searches on and off",
+        ["records", "searches", "seconds", "NCP", "certified ratio"],
+        lines,
+    )
     print()
-    print(table(["records", "searches", "seconds", "NCP", "certified ratio"], lines))
-    save("crowd_searches", rows)
+    print(table(done["header"], done["rows"]))
+    save("crowd_searches", rows, [done])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import save, table, titled
+
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
@@ -64,9 +65,7 @@ def main() -> None:
         print(json.dumps(run_one(args.one, args.shared)))
         return
     names = ["eia-600", "eia-4092"] + ([] if args.quick else ["gauss-100k"])
-    rows = []
-    print("| data | n | seconds | peak MB | SSE | L_SSE % | factor | cert. ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+    rows, lines = [], []
     for name in names:
         out = subprocess.run(
             [sys.executable, __file__, "--one", name, "--shared", str(args.shared)],
@@ -75,12 +74,14 @@ def main() -> None:
         row = json.loads(out.stdout.strip().splitlines()[-1])
         rows.append(row)
         factor = "proven optimal" if row["factor_optimal"] else f"within {row['factor_gap']:.3%}"
-        print(
-            f"| {row['data']} | {row['n']} | {row['seconds']} | {row['peak_rss_mb']} | "
-            f"{row['sse']} | {row['l_sse']} | {factor} | {row['certified_ratio']} |"
-        )
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "factors.json").write_text(json.dumps(rows, indent=2) + "\n")
+        lines.append([row["data"], row["n"], row["seconds"], row["peak_rss_mb"], row["sse"],
+                      row["l_sse"], factor, row["certified_ratio"]])  # fmt: skip
+        print(lines[-1], flush=True)
+    done = titled("k = 2; each configuration in its own process",
+                  ["data", "n", "seconds", "peak MB", "SSE", "L_SSE %", "the [1,2]-factor",
+                   "certified ratio"], lines)  # fmt: skip
+    save("factors", rows, [done])
+    print(table(done["header"], done["rows"]))
 
 
 if __name__ == "__main__":

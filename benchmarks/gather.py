@@ -19,9 +19,9 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import save, table, titled
+
 PARAMS = {
     "r-gather": {},
     "r-gather-outliers": {"epsilon": 0.02},
@@ -83,19 +83,14 @@ def main() -> None:
                 continue
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
             print(f"done {method} {data}: {rows[-1]['seconds']} s", file=sys.stderr)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "gather.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print(
-        "| method | data | n | s | peak MB | clusters | suppressed | radius | lower bound "
-        "| certified ratio | tests |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['method']} | {r['data']} | {r['n']:,} | {r['seconds']} | {r['peak_rss_mb']} "
-            f"| {r['clusters']} | {r['suppressed']} | {r['radius']:.4g} | {r['lower_bound']:.4g} "
-            f"| {r['certified_ratio']} | {r['tests']} |"
-        )
+    lines = [[r["method"], r["data"], f"{r['n']:,}", r["seconds"], r["peak_rss_mb"],
+              r["clusters"], r["suppressed"], f"{r['radius']:.4g}", f"{r['lower_bound']:.4g}",
+              r["certified_ratio"], r["tests"]] for r in rows]  # fmt: skip
+    done = titled("k = 5, ε = 0.02, at most 100 crowds; seconds of fit in a fresh process",
+                  ["method", "data", "n", "s", "peak MB", "clusters", "suppressed", "radius",
+                   "lower bound", "certified ratio", "tests"], lines)  # fmt: skip
+    save("gather", rows, [done])
+    print(table(done["header"], done["rows"]))
 
 
 if __name__ == "__main__":

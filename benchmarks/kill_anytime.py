@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results import save, table
+from _results import save, table, titled
 
 from incrowd.datasets import ADULT_QIS, adult_hierarchy_path, adult_path
 
@@ -172,11 +172,13 @@ def main() -> None:
            sum(r["released"] for r in killed), len(runs) - len(killed), len(failed),
            round(statistics.median(latency), 2) if latency else "—",
            max(latency) if latency else "—"]  # fmt: skip
+    done = titled("SIGTERM at random moments of incrowd anonymize on Adult",
+                  ["runs", "k", "search s", "block size", "run alone s", "killed",
+                   "killed after the commit", "finished first", "failed",
+                   "kill to exit s (median)", "max"], [row])  # fmt: skip
     print()
-    print(table(["runs", "k", "search s", "block size", "run alone s", "killed",
-                 "killed after the commit",
-                 "finished first", "failed", "kill to exit s (median)", "max"], [row]))  # fmt: skip
-    save("kill_anytime", [{"alone_seconds": alone["seconds"], **vars(args)}, *runs])
+    print(table(done["header"], done["rows"]))
+    save("kill_anytime", [{"alone_seconds": alone["seconds"], **vars(args)}, *runs], [done])
     for run in failed:
         print(f"\nkill at {run['delay']} s: {'; '.join(run['problems'])}\n{run['stderr']}")
     sys.exit(1 if failed else 0)

@@ -18,9 +18,9 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import save, table, titled
+
 SDCMICRO = {(100_000, 5): {"seconds": 55.0, "l_sse": 8.16}}
 
 
@@ -70,21 +70,19 @@ def main() -> None:
                 out = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
                 print(f"done n={n} k={k} {variant}: {rows[-1]['seconds']} s", file=sys.stderr)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "mdav.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print(
-        "| n | k | variant | incrowd s (wall) | CPU s | peak RSS MB | L_SSE % "
-        "| sdcMicro s | sdcMicro L_SSE % |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
+    lines = []
     for r in rows:
         peer = SDCMICRO.get((r["n"], r["k"])) if r["variant"] == "classic" else None
-        ps = f"{peer['seconds']:.0f} (CPU)" if peer else "–"
-        pl = f"{peer['l_sse']:.2f}" if peer else "–"
-        print(
-            f"| {r['n']:,} | {r['k']} | {r['variant']} | {r['seconds']:.2f} | "
-            f"{r['cpu_seconds']:.2f} | {r['peak_rss_mb']:.0f} | {r['l_sse']:.3f} | {ps} | {pl} |"
-        )
+        lines.append([f"{r['n']:,}", r["k"], r["variant"], f"{r['seconds']:.2f}",
+                      f"{r['cpu_seconds']:.2f}", f"{r['peak_rss_mb']:.0f}", f"{r['l_sse']:.3f}",
+                      f"{peer['seconds']:.0f} (CPU)" if peer else "–",
+                      f"{peer['l_sse']:.2f}" if peer else "–"])  # fmt: skip
+    done = titled("standardized Gaussian, p = 8; sdcMicro's MDAV as measured on this machine "
+                  "type (shared notes)",
+                  ["n", "k", "variant", "incrowd s (wall)", "CPU s", "peak RSS MB", "L_SSE %",
+                   "sdcMicro s", "sdcMicro L_SSE %"], lines)  # fmt: skip
+    save("mdav", rows, [done])
+    print(table(done["header"], done["rows"]))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _results import save, table
+from _results import save, table, titled
 
 Q = 12
 #: A route still running after this many seconds is reported as not finished.
@@ -112,10 +112,14 @@ def main() -> None:
         rows.append(row)
         print(row, flush=True)
         lines.append([name, f"{n:,}", scan, split, seconds, row["ncp"]])
+    done = titled("each distinct row's nearest rows by both exact routes, then the whole "
+                  "forest release (k = 5) by the route incrowd chooses",
+                  ["table", "rows", "scan s", "KD-tree / split s", "forest release s", "NCP"],
+                  lines)  # fmt: skip
     print()
-    print(table(["table", "rows", "scan s", "KD-tree / split s", "forest release s", "NCP"],
-                lines))  # fmt: skip
-    save("neighbour_lists_large" if "--large" in sys.argv[1:] else "neighbour_lists", rows)
+    print(table(done["header"], done["rows"]))
+    name = "neighbour_lists_large" if "--large" in sys.argv[1:] else "neighbour_lists"
+    save(name, rows, [done])
 
 
 if __name__ == "__main__":

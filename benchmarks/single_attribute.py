@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _results import save, table
+from _results import save, table, titled
 
 from incrowd.algorithms.single_attribute.bincover import fold, sweep, theorem9
 from incrowd.algorithms.single_attribute.kd_rectangles import kd_rectangles
@@ -95,8 +95,9 @@ def main() -> None:
                      f"{found.certified_ratio:.3f}"})  # fmt: skip
 
     cells = [[r["work"], f"{r['seconds']:.2f}", r["goal"], r["detail"]] for r in rows]
-    print(table(["work", "seconds", "goal (s)", "result"], cells))
-    save("single_attribute", rows)
+    done = titled("after one warm-up run", ["work", "seconds", "goal (s)", "result"], cells)
+    print(table(done["header"], done["rows"]))
+    save("single_attribute", rows, [done])
 
 
 if __name__ == "__main__":

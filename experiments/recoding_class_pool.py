@@ -55,8 +55,8 @@ import numpy as np
 from recoding_local_optimality import crowd_levels, crowd_members, node_classes, releases
 
 from incrowd.algorithms.recoding._ascent import ascent_bound
-from incrowd.algorithms.recoding._bound import lattice_bound
 from incrowd.algorithms.recoding._search import placed, split_program
+from incrowd.algorithms.recoding.bounds import lattice_bound
 from incrowd.io.atomic import Output, commit
 
 

@@ -64,7 +64,7 @@ from recoding_local_optimality import crowd_members, node_classes, releases
 
 from incrowd._runtime import jit
 from incrowd.algorithms.recoding._ascent import SAFETY, _top_k, ascent_bound
-from incrowd.algorithms.recoding._bound import lattice_bound
+from incrowd.algorithms.recoding.bounds import lattice_bound
 from incrowd.io.atomic import Output, commit
 
 #: A class counts as violated (a cut to add) when its ``k`` largest ``u − price`` exceed 0

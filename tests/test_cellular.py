@@ -9,7 +9,7 @@ from scipy.optimize import linprog
 
 import incrowd
 from incrowd import CellularClustering, MetricSpace, RCellular, RCellularOutliers
-from incrowd.algorithms import cellular as cellular_module
+from incrowd.algorithms.cellular import _growth, clustering
 from incrowd.algorithms.exact import optimum
 from incrowd.costs import CellularCost
 from incrowd.errors import ParameterError
@@ -170,10 +170,10 @@ def test_r_cellular_invariants(seed):
 def test_restricted_candidates_certificate_holds_for_the_full_lp(monkeypatch):
     """Grown on each center's 6 nearest only, the scaled dual is feasible for every
     candidate (checked here by brute force, independently of the library's check)."""
-    monkeypatch.setattr(cellular_module, "COMPLETE_UP_TO", 0)
-    monkeypatch.setattr(cellular_module, "LIST_MIN", 6)
-    monkeypatch.setattr(cellular_module, "LIST_PER_K", 1)
-    monkeypatch.setattr(cellular_module, "CHECK_ALWAYS", True)
+    monkeypatch.setattr(_growth, "COMPLETE_UP_TO", 0)
+    monkeypatch.setattr(_growth, "LIST_MIN", 6)
+    monkeypatch.setattr(_growth, "LIST_PER_K", 1)
+    monkeypatch.setattr(clustering, "CHECK_ALWAYS", True)
     rng = np.random.default_rng(3)
     for trial in range(6):
         X = rng.normal(size=(120, 3)) * rng.uniform(0.2, 3.0, size=3)

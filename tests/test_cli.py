@@ -270,6 +270,24 @@ def test_help_imports_nothing_heavy():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["methods"]])
+def test_listing_the_commands_or_the_methods_loads_no_heavy_library(argv):
+    """The command modules import their libraries when they run, so ``incrowd --help`` and
+    ``incrowd methods`` start without the kernels, the tables, the algorithms (the catalogue
+    only) or the validators typer builds for option values (pydantic)."""
+    probe = ("import sys\n"
+             "from incrowd.cli.app import main\n"
+             f"sys.argv = ['incrowd', *{argv!r}]\n"
+             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+             "heavy = ('numba', 'pandas', 'scipy', 'pydantic', 'incrowd.algorithms.')\n"
+             "print(sorted(m for m in sys.modules if m.startswith(heavy)\n"
+             "             and m != 'incrowd.algorithms.catalogue'))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "anonymize" in done.stdout or "mdav" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_a_release_loads_the_solvers_only_where_it_solves(tmp_path):
     """``scipy.optimize`` (0.1–0.2 s to import) loads on first use: not for a labels or
     value-set release of local recoding without its search."""

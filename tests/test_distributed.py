@@ -17,7 +17,8 @@ import incrowd
 from incrowd import anonymize, verify
 from incrowd.cli.app import run
 from incrowd.datasets import make_census
-from incrowd.distributed import _largest_first, anonymize_blocks, cut_blocks
+from incrowd.distributed import anonymize_blocks, cut_blocks
+from incrowd.distributed._run import largest_first
 from incrowd.errors import InfeasibleError, InputError, ParameterError
 
 
@@ -100,7 +101,7 @@ def test_results_are_awaited_on_the_runs_own_client_when_another_is_current(cens
 
 def test_the_largest_blocks_go_first_so_the_last_to_finish_are_small():
     blocks = [np.arange(n) for n in (5, 9, 2, 9, 7)]
-    assert _largest_first(blocks) == [1, 3, 4, 0, 2]
+    assert largest_first(blocks) == [1, 3, 4, 0, 2]
 
 
 def test_bad_blocking_is_a_clear_error(census, tmp_path):
@@ -160,9 +161,9 @@ def test_the_local_workers_log_nothing_to_the_terminal(capfd):
     tracebacks, on the terminal (loops of kills like ``benchmarks/kill_anytime.py``'s: 3
     kills in at most 75); the local cluster's logs are silenced (a task's error still
     reaches the client as an exception: ``test_an_error_in_one_block_names_it…``)."""
-    from incrowd.distributed import _client
+    from incrowd.distributed._client import client as local_client
 
-    with _client("local", 1) as client:
+    with local_client("local", 1) as client:
         client.run(_log_noise)
         client.run_on_scheduler(_log_noise)
     assert "WORKER NOISE" not in capfd.readouterr().err
@@ -204,7 +205,7 @@ def test_blocked_loss_stays_close_to_unblocked(census):
     blocked = anonymize_blocks(table, schema, 5, block_size=1_600, floor=400, method="forest",
                                scheduler="sync", seed=1)  # fmt: skip
     assert blocked.metadata["blocking"]["n_blocks"] >= 4
-    from incrowd.measures.evaluate import evaluate_release
+    from incrowd.measures.loss import evaluate_release
 
     scored = evaluate_release(table, blocked.table, schema, blocked.metadata)["ncp"]
     # each block is scored against the whole table's domain: the metadata's NCP is the
@@ -214,7 +215,7 @@ def test_blocked_loss_stays_close_to_unblocked(census):
 
 
 def test_a_pinned_domain_scores_a_part_as_part_of_the_whole(census):
-    from incrowd.measures.evaluate import evaluate_release
+    from incrowd.measures.loss import evaluate_release
 
     table, schema = census
     part = table[table["age"] < 40].reset_index(drop=True)
@@ -341,12 +342,12 @@ def test_the_caps_are_each_records_distance_to_its_copies_across_the_cuts(census
     """A block's share of the global bound caps each record's neighbour distances at its
     distance to its copies with the value across each cut: measured here on the block and
     all its copies embedded together, as a record of the far side would be."""
-    from incrowd.distributed import _plan
     from incrowd.distributed._bound import global_bound_part
+    from incrowd.distributed._plan import make_plan
     from incrowd.space.metric_space import MetricSpace
 
     table, schema = census
-    plan = _plan(table, schema, 4, 1_500, None, (), 400, "sync", 2)
+    plan = make_plan(table, schema, 4, 1_500, None, (), 400, "sync", 2)
     block = max(range(len(plan.blocks)), key=lambda i: len(plan.paths[i]))
     part = table.iloc[plan.blocks[block]].reset_index(drop=True)
     path = plan.paths[block]

@@ -104,3 +104,41 @@ def test_the_architecture_page_shows_the_layers_the_tests_check():
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "LAYERS"
     )  # fmt: skip
     assert documented_layers() == checked
+
+
+def performance_page():
+    """``benchmarks/make_performance_page.py``, which renders docs/performance.md."""
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "make_performance_page.py"
+    spec = importlib.util.spec_from_file_location("make_performance_page", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_performance_page_is_what_the_benchmarks_json_renders():
+    generator = performance_page()
+    assert (DOCS / "performance.md").read_text() == generator.render(), (
+        "docs/performance.md is stale: run python benchmarks/make_performance_page.py"
+    )
+
+
+def test_the_performance_page_changes_with_any_figure_of_the_json(tmp_path):
+    import json
+    import shutil
+
+    generator = performance_page()
+    files = sorted(generator.RESULTS.glob("*.json"))
+    assert files, "no benchmark results in benchmarks/results/"
+    for path in files:
+        shutil.copy(path, tmp_path / path.name)
+    assert generator.render(tmp_path) == generator.render()
+    records = {path: json.loads(path.read_text()) for path in files}
+    changed = next(path for path, r in records.items() if isinstance(r, dict) and r["tables"])
+    record = records[changed]
+    record["tables"][0]["rows"][0][-1] = "987654.321"  # one figure of the copy's first table
+    (tmp_path / changed.name).write_text(json.dumps(record))
+    page = generator.render(tmp_path)
+    assert "987654.321" in page
+    assert page != (DOCS / "performance.md").read_text()

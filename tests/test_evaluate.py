@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from incrowd import InputError, anonymize, load_adult, make_microdata
-from incrowd.measures.evaluate import evaluate_release, parse_range
+from incrowd.measures.loss import evaluate_release, parse_range
 from incrowd.release import read_release
 
 

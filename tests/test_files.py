@@ -167,13 +167,13 @@ def test_a_journal_renames_only_our_temporaries_onto_their_own_targets(tmp_path)
 def test_another_machines_temporaries_are_never_removed(tmp_path):
     """A process id says whether a writer lives only on its own machine: in a folder shared
     over NFS, another machine's temporaries stay, however dead their pid looks here."""
-    from incrowd.io import atomic as protocol
+    from incrowd.io import staging as protocol
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    other = "0" * 8 if protocol._HOST != "0" * 8 else "1" * 8
+    other = "0" * 8 if protocol.HOST != "0" * 8 else "1" * 8
     theirs = tmp_path / f".r.csv.incrowd-{dead}-{other}-abcd.tmp"
-    ours = tmp_path / f".r.csv.incrowd-{dead}-{protocol._HOST}-abcd.tmp"
+    ours = tmp_path / f".r.csv.incrowd-{dead}-{protocol.HOST}-abcd.tmp"
     theirs.write_text("a run on another machine"), ours.write_text("a killed run here")
     release().write(tmp_path / "r.csv")
     assert theirs.exists() and not ours.exists()

@@ -271,7 +271,7 @@ def test_generalized_release_forms_verify_and_measure(form: str) -> None:
     meta = release.metadata
     assert meta["generalize"] == form
     assert incrowd.verify(release.table, schema.qi_names, 4, metadata=meta).ok
-    measured = incrowd.measures.evaluate.evaluate_release(table, release.table, schema, meta)
+    measured = incrowd.measures.loss.evaluate_release(table, release.table, schema, meta)
     assert measured["ncp"] == pytest.approx(meta["loss"]["ncp"])
     if form == "sets":
         # with unit weights the cost is the NCP summed over cells

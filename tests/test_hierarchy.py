@@ -179,7 +179,7 @@ def test_the_whole_file_must_decode_and_use_the_separator(tmp_path):
 
 @pytest.mark.parametrize("before", [0, 3, 30_000])
 def test_a_long_line_is_refused_before_it_is_read_whole(tmp_path, before):
-    from incrowd.data.hierarchy import MAX_LINE_BYTES
+    from incrowd.io.hierarchy_csv import MAX_LINE_BYTES
 
     short = "a;x;*\n" * before
     path = write(tmp_path, short + "b;" + "x" * (3 << 20) + ";*\nc;x;*\n")
@@ -220,7 +220,7 @@ def test_the_stream_reads_what_the_csv_module_reads(rows, end, block):
     import tempfile
     from pathlib import Path
 
-    from incrowd.data import hierarchy
+    from incrowd.io import hierarchy_csv as hierarchy
 
     text = io.StringIO(newline="")
     csv.writer(text, delimiter=";", lineterminator=end).writerows(rows)

@@ -1,12 +1,13 @@
-"""The package's imports run one way, bottom to top, and never into another package's
-private modules; every docstring example runs.
+"""The package's shape: imports run one way, bottom to top, and never into another
+package's private modules; no module is over 400 lines; every docstring example runs.
 
-Layers (DESIGN.md): errors, partition, params, _runtime → data → costs → base, algorithms
-→ release → privacy, metrics, evaluate → pipeline, job, testing → cli. A module may import
-from its own layer or below, never above; a private module or package (``_name``) is
-imported only by modules of the package it lives in (and its subpackages): a family's private
-modules (``algorithms/recoding/_bound.py``) only by that family, ``algorithms/_shared`` by any
-module under ``algorithms``, a top-level one (``_runtime``) by all.
+Layers (docs/architecture.md shows the same table): errors, partition, params, _runtime →
+io → data → space → costs → base, algorithms → release → privacy, measures, postprocess →
+pipeline, distributed, … → cli, report. A module may import from its own layer or below,
+never above; a private module or package (``_name``) is imported only by modules of the
+package it lives in (and its subpackages): a family's private modules
+(``algorithms/recoding/_seed.py``) only by that family, ``algorithms/_shared`` by any module
+under ``algorithms``, a top-level one (``_runtime``) by all.
 """
 
 from __future__ import annotations
@@ -93,6 +94,18 @@ def test_imports_run_down_and_respect_private_modules(name, path):
                 assert name.split(".")[:i] == home, f"{name} reaches into private {target}"
 
 
+#: One problem, one step or one role per module: a module that grows past this is split
+#: along its seams (issue 44), so that a reader can hold it in their head.
+MAX_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        name: n for name, path in MODULES if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split these along their seams: {long}"
+
+
 def test_the_import_graph_has_no_cycle_between_packages():
     edges = {(top(n), top(t)) for n, p in MODULES for t in imports(n, p) if top(n) != top(t)}
     for a, b in edges:
@@ -156,3 +169,34 @@ def test_listing_the_methods_imports_no_algorithm():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)  # fmt: skip
     assert "local-recoding" in done.stdout and done.stderr.strip() == "[]", done.stderr
+
+
+def test_precompile_fits_every_method_of_the_registry(monkeypatch):
+    """``incrowd precompile`` fits every method of ``incrowd.algorithms.METHODS`` (so a method
+    added to the registry is compiled ahead of time with no other change): the fits are
+    spied on here, and the run stops at the first step after the methods."""
+    from incrowd import algorithms, testing
+    from incrowd.precompile import precompile
+
+    fitted, steps = [], []
+
+    class Spy:
+        def __init__(self, cls: type) -> None:
+            self.cls = cls
+
+        def fit(self, space: object) -> None:
+            fitted.append(self.cls)
+
+    class Done(Exception):
+        pass
+
+    def step(name: str) -> None:
+        if name not in algorithms.METHODS:
+            raise Done
+        steps.append(name)
+
+    monkeypatch.setattr(testing, "configured", lambda cls, *args, **kwargs: Spy(cls))
+    with pytest.raises(Done):
+        precompile(on_step=step)
+    assert steps == sorted(algorithms.METHODS)
+    assert set(fitted) == set(algorithms.METHODS.values())

@@ -5,7 +5,12 @@ import pytest
 from incrowd import Categorical, Hierarchical, Hierarchy, MetricSpace, Numeric, Partition, Schema
 from incrowd.costs import SSE, MaxRadius, best_centers, l_sse, radii_from
 from incrowd.data.columns import encode_qis
-from incrowd.measures.metrics import discernibility, ncp_loss
+from incrowd.measures.loss import (
+    discernibility,
+    discernibility_of_sizes,
+    ncp_loss,
+    published_discernibility,
+)
 
 
 def sse_of(X, labels):
@@ -56,6 +61,18 @@ def test_discernibility_and_radius():
     centers = radii_from(space.geometry, part.labels, np.array([[1.0], [12.0]]),
                          np.zeros((2, 0), dtype=np.intp))  # fmt: skip
     assert centers.tolist() == pytest.approx([1.0, 2.0])
+
+
+def test_discernibility_is_one_definition_for_partitions_tables_and_sizes():
+    part = Partition(np.array([0, 0, 0, 1, 1, -1]))
+    assert discernibility_of_sizes([3, 2], 6, 1) == discernibility(part) == 19.0
+    published = pd.DataFrame({"x": ["1-2", "1-2", "1-2", "5", "5"]})
+    schema = Schema({"x": Numeric()})
+    assert published_discernibility(published, schema, "generalized") == 13.0
+    assert published_discernibility(published, schema, "generalized", 6, 1) == 19.0
+    centers = pd.DataFrame({"x": [1.5, 5.0], "count": [3, 2]})
+    assert published_discernibility(centers, schema, "centers", 6, 1) == 19.0
+    assert published_discernibility(published.iloc[:0], schema, "generalized", 6, 6) == 36.0
 
 
 def test_ncp_per_cell_rules():

@@ -1,6 +1,6 @@
 """The NCP incrowd reports is the NCP of the note every peer is scored by, to 1e-9.
 
-Each release is scored three ways: the metadata incrowd writes, ``incrowd.measures.evaluate`` (from
+Each release is scored three ways: the metadata incrowd writes, ``incrowd.measures.loss`` (from
 the published table), and ``benchmarks/ncp_checker.py``, an implementation of the note that
 shares no code with incrowd.
 """
@@ -16,7 +16,7 @@ import pytest
 import incrowd
 from incrowd import Hierarchical, Hierarchy, Numeric, Schema
 from incrowd.datasets import ADULT_QIS, adult_hierarchy_path
-from incrowd.measures.evaluate import evaluate_release
+from incrowd.measures.loss import evaluate_release
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import ncp_checker  # noqa: E402

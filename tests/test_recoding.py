@@ -25,23 +25,23 @@ from incrowd import (
 from incrowd.algorithms.exact import optimum, solve
 from incrowd.algorithms.forest._core import size_limit
 from incrowd.algorithms.recoding import FOREST_SETS_UP_TO_K
-from incrowd.algorithms.recoding._bound import (
+from incrowd.algorithms.recoding._lattice import child_ranks
+from incrowd.algorithms.recoding._pairs import pair_crowds
+from incrowd.algorithms.recoding._resplit import EXACT_UNION, resplit_pairs
+from incrowd.algorithms.recoding._seed import (
+    _label_key,
+    _mean_walk,
+    global_classes,
+    mean_classes,
+)
+from incrowd.algorithms.recoding._topdown import specialize
+from incrowd.algorithms.recoding.bounds import (
     attribute_bound,
     crowd_bound,
     excess_bound,
     lattice_bound,
     subset_bound,
 )
-from incrowd.algorithms.recoding._pairs import pair_crowds
-from incrowd.algorithms.recoding._resplit import EXACT_UNION, resplit_pairs
-from incrowd.algorithms.recoding._seed import (
-    _label_key,
-    _mean_walk,
-    child_ranks,
-    global_classes,
-    mean_classes,
-)
-from incrowd.algorithms.recoding._topdown import specialize
 from incrowd.costs import GeneralizationCost
 from incrowd.costs.kernels import record_cost
 from incrowd.privacy.models import Diversity
@@ -611,7 +611,7 @@ def _linked(labels: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("seed", range(60))
 @pytest.mark.parametrize("counted", [True, False])
 def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed, counted):
-    from incrowd.algorithms._shared.improve import _joined, _set_offsets, _summarize
+    from incrowd.algorithms._shared.crowd_summary import joined_cost, set_offsets, summarize
 
     rng, space, model = _random_model(seed, int(np.random.default_rng(seed).integers(8, 40)))
     cm, n = model.kernel_args(), space.n
@@ -623,12 +623,12 @@ def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed
     lo, hi = np.empty((m, model.num.shape[1])), np.empty((m, model.num.shape[1]))
     anchor, level = np.full(m, -1, dtype=np.intp), np.zeros((m, b), dtype=np.intp)
     kinds = np.zeros((m, b), dtype=np.intp)
-    offs, width = _set_offsets(cm)
+    offs, width = set_offsets(cm)
     counts = np.zeros((m, width) if counted else (0, 0), dtype=np.int32)
     stamp, tick = np.zeros(max(model.ancestors.shape[2], 1), dtype=np.int64), 1
     for c in range(m):
         if head[c] >= 0:
-            _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp, tick)
+            summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp, tick)
             tick += b + 1
     for c in range(m):
         members = np.flatnonzero(labels == c)
@@ -637,7 +637,7 @@ def test_a_join_priced_from_the_summary_is_the_members_cost_to_the_last_bit(seed
         for x in range(n):
             if labels[x] == c:
                 continue
-            joined = _joined(c, x, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs)
+            joined = joined_cost(c, x, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs)
             expected = record_cost(np.append(members, x), cm, stamp, tick)
             tick += b + 1
             assert joined == expected  # the same float: moves compare it with costs summed so

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from incrowd import Hierarchical, Hierarchy, LocalRecoding, MetricSpace, ParameterError, Schema
 from incrowd.algorithms.exact import optimum
 from incrowd.algorithms.recoding._ascent import FIRST_CAP, GAIN_DECAY, _top_k, ascent_bound
-from incrowd.algorithms.recoding._bound import lattice_bound
+from incrowd.algorithms.recoding.bounds import lattice_bound
 from incrowd.costs import GeneralizationCost
 from incrowd.costs.kernels import record_cost
 from incrowd.testing import random_table

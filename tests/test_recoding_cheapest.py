@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incrowd import LocalRecoding
-from incrowd.algorithms import recoding
+from incrowd.algorithms.recoding import _specialize
 from incrowd.algorithms.recoding._cheapest import CHEAP_SHARE, cheapest_classes
 from incrowd.costs import GeneralizationCost
 from incrowd.space.metric_space import MetricSpace
@@ -118,7 +118,7 @@ def test_the_seeds_give_way_to_the_rounds_beyond_their_table(monkeypatch) -> Non
     space, model = _labels_model(3, 3)
     assert cheapest_classes(model.n, 3, model.kernel_args(), cells=0) is None
     rounds = LocalRecoding(k=3, seeds="rounds").fit(space)
-    monkeypatch.setattr(recoding, "cheapest_classes", lambda n, k, cm: None)
+    monkeypatch.setattr(_specialize, "cheapest_classes", lambda n, k, cm: None)
     capped = LocalRecoding(k=3, seeds="cheapest").fit(space)
     assert capped.labels_.tolist() == rounds.labels_.tolist()
 
@@ -126,12 +126,12 @@ def test_the_seeds_give_way_to_the_rounds_beyond_their_table(monkeypatch) -> Non
 def test_rows_past_two_bytes_are_listed_in_four(monkeypatch) -> None:
     """Tables of more than 65,536 distinct rows list them in four-byte numbers: the same
     seeds."""
-    import incrowd.algorithms.recoding._cheapest as cheapest
+    import incrowd.algorithms.recoding._class_lists as lists
 
     _, model = _labels_model(7, 3)
     short = cheapest_classes(model.n, 3, model.kernel_args())
-    monkeypatch.setattr(cheapest, "_ROWS_SHORT", 0)
-    assert cheapest._members(4, 2).dtype == np.int32
+    monkeypatch.setattr(lists, "_ROWS_SHORT", 0)
+    assert lists._members(4, 2).dtype == np.int32
     wide = cheapest_classes(model.n, 3, model.kernel_args())
     assert short is not None and wide is not None
     for a, b in zip(short, wide, strict=True):

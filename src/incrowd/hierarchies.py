@@ -32,8 +32,6 @@ each value (a table with a record per person).
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,8 +45,8 @@ from .algorithms.single_attribute.kd_rectangles import kd_rectangles
 from .algorithms.single_attribute.planar_regions import delaunay_edges, planar_regions
 from .costs import largest_lower_bound
 from .data.hierarchy import Hierarchy
-from .errors import InputError, OutputError, ParameterError
-from .io.atomic import Output, check_target, commit
+from .errors import InputError, ParameterError
+from .io.hierarchy_csv import hierarchy_csv, write_hierarchy
 from .io.tables import as_dataframe
 
 __all__ = [
@@ -92,19 +90,12 @@ class BuiltHierarchy:
 
     def to_csv(self, sep: str = ";") -> str:
         """The ARX file's text: no header, ``sep``-separated."""
-        text = io.StringIO()
-        csv.writer(text, delimiter=sep, lineterminator="\n").writerows(self.rows)
-        return text.getvalue()
+        return hierarchy_csv(self.rows, sep)
 
     def write(self, path: str | os.PathLike[str], sep: str = ";") -> Path:
-        """Write the ARX file; an existing file is never replaced."""
-        target = Path(path)
-        data = self.to_csv(sep).encode()
-        commit(
-            [Output(target, lambda fh: fh.write(data), replaceable=lambda _p: False)],
-            refuse_message=_exists,
-        )
-        return target
+        """Write the ARX file (:func:`~incrowd.io.hierarchy_csv.write_hierarchy`); an existing
+        file is never replaced."""
+        return write_hierarchy(self.rows, path, sep)
 
 
 # ----------------------------------------------------------------------------- input
@@ -369,19 +360,3 @@ def rectangle_hierarchy(
 
 def _box_name(k: int, lo: np.ndarray, hi: np.ndarray) -> str:
     return f"k{k}:[{lo[0]:.10g},{hi[0]:.10g}]x[{lo[1]:.10g},{hi[1]:.10g}]"
-
-
-def _exists(path: Path) -> str:
-    return f"{path} exists; incrowd never overwrites a file: move it away or choose another name"
-
-
-def check_output(path: str | os.PathLike[str], protect: Sequence[str | os.PathLike[str]]) -> None:
-    """Refuse, before any work, an output that exists or is one of the inputs."""
-    target = Path(path)
-    for guarded in protect:
-        if target.exists() and Path(guarded).exists() and target.samefile(guarded):
-            msg = f"refusing to write {target}: it is an input of this run"
-            raise OutputError(msg)
-    check_target(target)
-    if target.exists():
-        raise OutputError(_exists(target))

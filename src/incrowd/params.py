@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 
 from .errors import InfeasibleError, ParameterError
 
@@ -19,11 +20,13 @@ __all__ = [
     "Interval",
     "OneOf",
     "PositiveInt",
+    "Seed",
     "SetupCostValue",
     "Weights",
     "WholeNumber",
     "check_k",
     "check_seed",
+    "check_weights",
     "outlier_budget",
 ]
 
@@ -187,23 +190,50 @@ class Flag(Constraint):
         return "True | False"
 
 
+def check_weights(value: object, name: str = "weights") -> object:
+    """Attribute weights: a mapping of names to positive, finite numbers.
+
+    The one rule for attribute weights, wherever they are given (a method's ``weights``, the
+    job file's ``[weights]``, ``--weights``): a weight is the attribute's distance scale
+    (:class:`~incrowd.Numeric` divides its coordinate's spread by it), so 0 is refused;
+    to leave an attribute out, leave it out of the quasi-identifiers.
+
+    >>> check_weights({"age": 2, "zip": 0.5})
+    {'age': 2, 'zip': 0.5}
+    >>> check_weights({"age": 0})
+    Traceback (most recent call last):
+    ...
+    incrowd.errors.ParameterError: weight of 'age' must be a positive number, got 0
+    """
+    if not isinstance(value, Mapping):
+        msg = f"{name} must map attribute names to numbers, got {value!r}"
+        raise ParameterError(msg)
+    for key, w in value.items():
+        ok = isinstance(w, numbers.Real) and not isinstance(w, bool)
+        if not ok or not 0 < float(w) < float("inf"):  # type: ignore[arg-type]
+            msg = f"weight of {key!r} must be a positive number, got {w!r}"
+            raise ParameterError(msg)
+    return value
+
+
 class Weights(Constraint):
-    """Attribute weights: None, or a mapping of names to non-negative numbers."""
+    """Attribute weights: None, or a mapping checked by :func:`check_weights`."""
 
     def check(self, name: str, value: object, n: int) -> object:
-        if value is None:
-            return value
-        if not isinstance(value, dict):
-            msg = f"{name} must map attribute names to numbers, got {value!r}"
-            raise ParameterError(msg)
-        for key, w in value.items():
-            if isinstance(w, bool) or not isinstance(w, numbers.Real) or not 0 <= w < float("inf"):
-                msg = f"weight of {key!r} must be a non-negative number, got {w!r}"
-                raise ParameterError(msg)
-        return value
+        return value if value is None else check_weights(value, name)
 
     def describe(self) -> str:
-        return "{name: weight}"
+        return "{name: weight > 0}"
+
+
+class Seed(Constraint):
+    """A seed: checked by :func:`check_seed`."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        return check_seed(value)
+
+    def describe(self) -> str:
+        return "integer >= 0"
 
 
 class Places(Constraint):

@@ -17,7 +17,6 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..errors import IncrowdError, IncrowdWarning, InputError
 
@@ -219,6 +218,9 @@ def progress(enabled: bool) -> Iterator[Callable[..., None]]:
     if not enabled:
         yield lambda *_args: stop_if_terminated()
         return
+    # loaded here, not with the module: `incrowd --help` and `incrowd methods` start faster
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),

@@ -39,6 +39,7 @@ import numpy as np
 from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
 from ..data.ncp import domain_size
 from ..errors import ParameterError
+from ..params import check_weights
 from ..space.geometry import Geometry, node_costs
 from .base import Cost
 from .kernels import record_cost, subset_generalization
@@ -124,10 +125,7 @@ class GeneralizationCost(Cost):
         if unknown:
             msg = f"weights name unknown quasi-identifier(s) {unknown}; they are {list(names)}"
             raise ParameterError(msg)
-        for name, w in weights.items():
-            if not (isinstance(w, int | float) and np.isfinite(w) and w >= 0):
-                msg = f"weight of {name!r} must be a non-negative number, got {w!r}"
-                raise ParameterError(msg)
+        check_weights(weights)
         n = len(columns[0].codes if not isinstance(columns[0], NumericColumn)
                 else columns[0].values) if columns else 0  # fmt: skip
         nums, num_w, cats, cat_w, tables, heights, domains, sets = [], [], [], [], [], [], [], []

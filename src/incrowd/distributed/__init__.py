@@ -54,35 +54,25 @@ another in this process (no Dask needed). A single block is the single-machine r
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
-import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from .. import __version__
-from ..costs import certified_ratio
 from ..data.schema import Schema
-from ..errors import IncrowdError, IncrowdWarning, InputError, ParameterError
+from ..errors import IncrowdWarning
 from ..io.release_format import (
-    COUNT,
     FormulaPolicy,
     changed_files,
-    check_release_target,
     file_sha256,
     read_release_parts,
 )
 from ..io.tables import TableFile, as_dataframe
-from ..params import check_k, check_seed
-from ..partition import Partition
-from ..pipeline.run import anonymize
+from ..io.targets import check_release_target
+from ..params import check_k
+from ..pipeline.settings import Settings
 from ..privacy.verify import (
     PART_META,
     PartCheck,
@@ -91,14 +81,17 @@ from ..privacy.verify import (
     check_part,
     checked_request,
     finish_check,
-    group_sizes,
     merge_checks,
     verify,
 )
 from ..release import Release
-from ._bound import LeftOutTerms, global_bound_part, whole_bound
-from ._cut import Cut, cut_blocks, plan_blocks
-from ._sink import BlockSink, EncodedPart, encode_part
+from ._bound import LeftOutTerms
+from ._client import client, early_client, unused_cluster_options, warn_workers
+from ._combine import combine, metadata
+from ._cut import cut_blocks
+from ._plan import make_plan
+from ._run import Block, run_blocks
+from ._sink import BlockSink
 from ._source import FrameBlocks, SpilledBlocks
 
 __all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "verify_release", "write_blocks"]
@@ -114,46 +107,14 @@ class WrittenRelease:
     metadata: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class _Plan:
-    frame: pd.DataFrame  # the table, or of a table file the columns that plan the blocks
-    schema: Schema
-    k: int
-    seed: int
-    blocks: list[np.ndarray]
-    paths: list[tuple[Cut, ...]] | None  # None: not only QI cuts separate the blocks
-    by: tuple[str, ...]
-    block_size: int
-    scheduler: str
-    start: float
-
-
-def _plan(
-    table: object, schema: Schema, k: int, block_size: int | None, blocks: int | None,
-    by: Sequence[str], floor: int | None, scheduler: str, seed: int | None,
-) -> _Plan:  # fmt: skip
-    import secrets
-
-    start = time.perf_counter()
-    frame = as_dataframe(table)
-    schema = schema.with_domain(frame)  # every block is costed and scored as part of the whole
-    k = check_k(k, len(frame))
-    seed = secrets.randbits(31) if seed is None else check_seed(seed)
-    floor = min(max(2 * k, 1000), len(frame)) if floor is None else int(floor)
-    if floor < k:
-        msg = f"the block floor ({floor}) must be at least k ({k})"
-        raise ParameterError(msg)
-    if blocks is not None:
-        if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 1:
-            msg = f"blocks must be a positive integer, got {blocks!r}"
-            raise ParameterError(msg)
-        block_size = max(-(-len(frame) // blocks), floor)
-    block_size = 100_000 if block_size is None else int(block_size)
-    _checked_scheduler(scheduler)
-    planned, complete = plan_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
-    rows = [r for r, _ in planned]
-    paths = [p for _, p in planned] if complete else None
-    return _Plan(frame, schema, k, seed, rows, paths, tuple(by), block_size, scheduler, start)
+def _settings(k: int, seed: int | None, scheduler: str, workers: int | None,
+              block_size: int | None, blocks: int | None, by: Sequence[str],
+              options: dict[str, Any]) -> Settings:  # fmt: skip
+    """The run's settings, each checked once, before any work is done (``options``: the
+    keywords of :func:`incrowd.anonymize`)."""
+    return Settings.of_run(k, seed=seed, scheduler=scheduler, workers=workers,
+                           block_size=block_size, blocks=blocks, block_by=tuple(by),
+                           **options).check_run()  # fmt: skip
 
 
 def anonymize_blocks(
@@ -180,15 +141,16 @@ def anonymize_blocks(
     ``floor`` (default ``max(2k, 1000)`` capped by the table) is the smallest block;
     ``on_block(done, total)`` is called as blocks finish. Rows are shuffled across blocks.
     """
+    settings = _settings(k, seed, scheduler, workers, block_size, blocks, by, options)
     frame = as_dataframe(table)
     check_k(k, len(frame))  # before the workers are reached
-    with _early_client(scheduler, workers, len(frame), block_size, blocks) as client:
-        plan = _plan(frame, schema, k, block_size, blocks, by, floor, scheduler, seed)
-        results: dict[int, _Block] = {}
+    with early_client(scheduler, workers, len(frame), block_size, blocks) as reached:
+        plan = make_plan(frame, schema, k, block_size, blocks, by, floor, scheduler, seed)
+        results: dict[int, Block] = {}
         parts = FrameBlocks(plan.frame, plan.blocks)
-        for i, result in _run(plan, parts.part, options, client, workers, on_block):
+        for i, result in run_blocks(plan, parts.part, settings, reached, workers, on_block):
             results[i] = result
-    return _combine(plan, [results[i] for i in range(len(plan.blocks))])
+    return combine(plan, [results[i] for i in range(len(plan.blocks))])
 
 
 def write_blocks(
@@ -224,6 +186,7 @@ def write_blocks(
     (default: when the file is larger than a quarter of the memory available) streams it
     once into its blocks on disk instead of reading it whole; the release is the same.
     """
+    settings = _settings(k, seed, scheduler, workers, block_size, blocks, by, options)
     if isinstance(table, str | os.PathLike):
         table = TableFile(table)
     if isinstance(table, TableFile):
@@ -238,20 +201,20 @@ def write_blocks(
         source = None
     rows = len(as_dataframe(table))
     check_k(k, rows)  # before the workers are reached
-    with _early_client(scheduler, workers, rows, block_size, blocks) as client:
-        plan = _plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
+    with early_client(scheduler, workers, rows, block_size, blocks) as reached:
+        plan = make_plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
         spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
         if source is not None and not spilled:
             plan = replace(plan, frame=source.read(source.columns))
         if len(plan.blocks) == 1:  # the single-machine release, byte for byte
-            unused = _unused_cluster_options(scheduler, workers)
+            unused = unused_cluster_options(scheduler, workers)
             if unused:
                 warnings.warn(f"the table fits one block ({rows} records): it is anonymized in "
                               f"this process, and {unused} has no effect",
                               IncrowdWarning, stacklevel=2)  # fmt: skip
             whole = FrameBlocks(plan.frame, plan.blocks)
-            [(_, result)] = list(_run(plan, whole.part, options, client, workers, on_block))
-            release = _combine(plan, [result])
+            [(_, result)] = list(run_blocks(plan, whole.part, settings, reached, workers, on_block))
+            release = combine(plan, [result])
             paths = release.write(out, sep, formulas=formulas, protect=protect)
             return WrittenRelease(paths[0], paths[1], dict(release.metadata))
         sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
@@ -262,8 +225,8 @@ def write_blocks(
             metas: dict[int, dict[str, Any]] = {}
             bounds: dict[int, float | LeftOutTerms | None] = {}
             classes = []
-            blocks = _run(plan, parts.part, options, client, workers, on_block, sink.encoding)
-            for i, block in blocks:
+            done = run_blocks(plan, parts.part, settings, reached, workers, on_block, sink.encoding)
+            for i, block in done:
                 # each block's table was verified where it was made (incrowd.anonymize), and
                 # a union of k-anonymous tables is k-anonymous
                 assert block.encoded is not None
@@ -271,8 +234,8 @@ def write_blocks(
                 metas[i], bounds[i] = dict(block.metadata), block.bound
                 classes.append(block.sizes)
             order = range(len(plan.blocks))
-            meta = _metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
-                             add_up(classes))  # fmt: skip
+            meta = metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
+                            add_up(classes))  # fmt: skip
             path, meta_path, meta = sink.commit(meta)
         except BaseException:
             sink.discard()
@@ -298,24 +261,25 @@ def verify_release(
     other release (one CSV or Parquet file) is checked here, chunk by chunk.
     """
     qi, k = checked_request(qi, k)
-    _checked_scheduler(scheduler, workers)
+    Settings(scheduler=scheduler, workers=workers)  # checks both
+    warn_workers(scheduler, workers)
     files = read_release_parts(path, sep=sep)
     if not files.dataset or scheduler == "sync":
-        unused = _unused_cluster_options(scheduler, workers)
+        unused = unused_cluster_options(scheduler, workers)
         if unused:
             warnings.warn(f"{path} is one file, checked in this process: {unused} has no "
                           "effect", IncrowdWarning, stacklevel=2)  # fmt: skip
         return verify(path, qi, k, sep=sep)
     meta = dict(files.metadata or {})
     slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
-    with _client(scheduler, workers) as client:
+    with client(scheduler, workers) as reached:
         from distributed import as_completed
 
-        futures = [client.submit(_check_file, path, qi, slim, pure=False, retries=1)
+        futures = [reached.submit(_check_file, path, qi, slim, pure=False, retries=1)
                    for path in files.paths]  # fmt: skip
         checks: dict[str, PartCheck] = {}
         digests: dict[str, str] = {}
-        for future in as_completed(futures, loop=client.loop):
+        for future in as_completed(futures, loop=reached.loop):
             name, digest, checked = future.result()
             checks[name], digests[name] = checked, digest
             future.release()
@@ -340,310 +304,3 @@ def _spills(source: TableFile, spill: bool | None) -> bool:
     from .._runtime import available_memory
 
     return source.nbytes > SPILL_SHARE * available_memory()
-
-
-@dataclass(frozen=True)
-class _Block:
-    """What a worker sends back for one block: its release (or, when the release is written
-    block by block, its part file's bytes and its metadata), its share of the global lower
-    bound (None without one), and its group sizes."""
-
-    release: Release | None
-    metadata: Mapping[str, Any]
-    bound: float | LeftOutTerms | None
-    sizes: pd.Series
-    encoded: EncodedPart | None = None
-
-
-def _run_block(
-    table: pd.DataFrame,
-    schema: Schema,
-    k: int,
-    options: Mapping[str, Any],
-    index: int,
-    path: tuple[Cut, ...] | None,
-    encoding: tuple[bool, str, FormulaPolicy] | None = None,
-) -> _Block:
-    """One block, made where it runs: its release (encoded as its part file with
-    ``encoding``), its share of the global lower bound (no ``path`` when other than QI cuts
-    separate the blocks) and its group sizes, so that the process gathering the blocks only
-    adds them up and writes bytes. An error names the block."""
-    fitted: dict[str, Any] = {}
-    try:
-        release = anonymize(table, schema, k, **options,
-                            on_fitted=lambda m, s: fitted.update(method=m, space=s))  # fmt: skip
-    except IncrowdError as exc:
-        raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
-    bound = None if path is None else global_bound_part(table, schema, fitted, path)
-    sizes = _class_sizes(release.table, schema.qi_names)
-    if encoding is None:
-        return _Block(release, release.metadata, bound, sizes)
-    return _Block(None, release.metadata, bound, sizes, encode_part(release.table, *encoding))
-
-
-#: Blocks in flight per worker: enough to keep a worker busy, few enough to bound memory.
-IN_FLIGHT = 2
-
-
-def _run(
-    plan: _Plan,
-    part: Callable[[int], pd.DataFrame],
-    options: Mapping[str, Any],
-    client: Any,
-    workers: int | None,
-    on_block: Callable[[int, int], None] | None,
-    encoding: tuple[bool, str, FormulaPolicy] | None = None,
-) -> Iterator[tuple[int, _Block]]:
-    """``(block, what it gave)`` as blocks finish (``part(i)``: block ``i``'s records;
-    ``encoding``: see :func:`_run_block`); at most ``IN_FLIGHT`` blocks per worker are
-    submitted at a time, the largest first, so that the last to finish are small (median
-    cuts on tied values leave blocks of a third to the whole ``block_size``, and a block's
-    time follows its size). A task lost with a worker is run again on another (once).
-    ``client``: the workers, reached already (:func:`_early_client`), or None to reach them
-    here."""
-    report = on_block or (lambda _done, _total: None)
-    total = len(plan.blocks)
-    task = [dict(options, seed=plan.seed + i) for i in range(total)]
-
-    def path(i: int) -> tuple[Cut, ...] | None:
-        return None if plan.paths is None else plan.paths[i]
-
-    if plan.scheduler == "sync" or total == 1:
-        for i in range(total):
-            yield i, _run_block(part(i), plan.schema, plan.k, task[i], i, path(i), encoding)
-            report(i + 1, total)
-        return
-    with _reached(client, plan.scheduler, workers) as client:
-        from distributed import as_completed
-
-        # the schema travels with each task: scattered data dies with the worker holding it
-        schema = plan.schema
-        width = IN_FLIGHT * max(len(client.scheduler_info().get("workers", {})), 1)
-
-        def submit(i: int) -> Any:
-            return client.submit(_run_block, part(i), schema, plan.k, task[i], i,
-                                 path(i), encoding, pure=False, retries=1)  # fmt: skip
-
-        queue = _largest_first(plan.blocks)
-        index = {}
-        # on this client's loop: by default Dask takes the process's current client, which
-        # may be another (the user's own): its loop then sees the results a second late
-        pending = as_completed(loop=client.loop)
-        for i in queue[:width]:
-            future = submit(i)
-            index[future.key] = i
-            pending.add(future)
-        following, done = min(width, total), 0
-        for future in pending:
-            result = future.result()
-            done += 1
-            i = index.pop(future.key)
-            future.release()
-            if following < total:
-                nxt = submit(queue[following])
-                index[nxt.key] = queue[following]
-                pending.add(nxt)
-                following += 1
-            yield i, result
-            report(done, total)
-
-
-def _largest_first(blocks: Sequence[np.ndarray]) -> list[int]:
-    """Block numbers by decreasing size, equal sizes in block order."""
-    return sorted(range(len(blocks)), key=lambda i: -len(blocks[i]))
-
-
-def _checked_scheduler(scheduler: str, workers: int | None = None) -> str:
-    """``scheduler``, checked with ``workers`` (a warning when they have no effect)."""
-    if scheduler not in ("local", "sync") and not scheduler.startswith(("tcp://", "tls://")):
-        msg = f"--scheduler must be local, sync or tcp://HOST:PORT, got {scheduler!r}"
-        raise ParameterError(msg)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):  # fmt: skip
-        msg = f"--workers must be a positive integer, got {workers!r}"
-        raise ParameterError(msg)
-    if workers is not None and scheduler != "local":
-        warnings.warn(f"--workers has no effect with --scheduler {scheduler}: it sizes the local "
-                      "cluster only", IncrowdWarning, stacklevel=2)  # fmt: skip
-    return scheduler
-
-
-def _unused_cluster_options(scheduler: str, workers: int | None) -> str:
-    """The options a run in this process leaves unused, as the user gave them ("" when
-    none; --workers with another scheduler than local was warned of already)."""
-    unused = ["--scheduler"] if scheduler not in ("local", "sync") else []
-    if workers is not None and scheduler == "local":
-        unused.append("--workers")
-    return " / ".join(unused)
-
-
-@contextlib.contextmanager
-def _client(scheduler: str, workers: int | None) -> Iterator[Any]:
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        msg = "a Dask scheduler needs dask[distributed]: pip install 'incrowd[dask]'"
-        raise InputError(msg) from None
-    from .._runtime import available_cpus
-
-    cluster = None
-    if scheduler == "local":
-        # one thread per worker process, and the compiled kernels told so: n workers use
-        # n cores, not n × n
-        single = {"INCROWD_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        with warnings.catch_warnings():
-            # the scheduler's HTTP server falls back to a free port when 8787 is taken, as it
-            # often is on a shared server; no dashboard is offered, so the notice is noise
-            warnings.filterwarnings("ignore", message="Port .* is already in use")
-            # silent logs: a kill during the work left the workers logging their lost
-            # scheduler with tracebacks (3 kills in at most 75); a task's error or a
-            # worker's death reaches the client as an exception all the same
-            cluster = LocalCluster(n_workers=workers or available_cpus(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None, env=single,
-                                   silence_logs=logging.CRITICAL)  # fmt: skip
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(scheduler, timeout=10)
-        except OSError as exc:
-            msg = f"cannot reach the Dask scheduler at {scheduler}: {exc}"
-            raise InputError(msg) from None
-    try:
-        yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-@contextlib.contextmanager
-def _early_client(
-    scheduler: str, workers: int | None, rows: int, block_size: int | None, blocks: int | None
-) -> Iterator[Any]:
-    """The workers reached before the blocks are planned, when there will be more than one
-    block, and each told to load incrowd meanwhile: the planning then overlaps the workers'
-    imports (about a second each) instead of preceding them. None otherwise."""
-    _checked_scheduler(scheduler, workers)
-    size = block_size if isinstance(block_size, int) else 100_000  # (checked in planning)
-    several = blocks > 1 if isinstance(blocks, int) else rows > size
-    if scheduler == "sync" or not several:
-        yield None
-        return
-    with _client(scheduler, workers) as client:
-        loading = [client.submit(_loaded, workers=[address], pure=False)
-                   for address in client.scheduler_info().get("workers", {})]  # fmt: skip
-        yield client
-        del loading  # held so far: a released task may be forgotten before it runs
-
-
-def _loaded() -> bool:
-    """A task whose unpickling loads incrowd on the worker it runs on (this module imports
-    the pipeline and every method)."""
-    return True
-
-
-@contextlib.contextmanager
-def _reached(client: Any, scheduler: str, workers: int | None) -> Iterator[Any]:
-    if client is not None:
-        yield client
-        return
-    with _client(scheduler, workers) as opened:
-        yield opened
-
-
-def _class_sizes(table: pd.DataFrame, qi: Sequence[str]) -> pd.Series:
-    """Records per group of identical published quasi-identifiers (for the counts and
-    discernibility only: each block's k-anonymity is checked by :func:`incrowd.verify`)."""
-    weights = pd.to_numeric(table[COUNT]) if COUNT in table.columns else None
-    return group_sizes(table, qi, weights)
-
-
-def _combine(plan: _Plan, done: list[_Block]) -> Release:
-    """The blocks' releases as one release in memory (rows shuffled across blocks)."""
-    frame = plan.frame
-    results = [b.release for b in done if b.release is not None]
-    assert len(results) == len(done), "blocks encoded for a file have no release to combine"
-    if len(results) == 1:  # the single-machine release, with the blocking recorded
-        meta = dict(results[0].metadata) | {"blocking": _blocking(plan, [results[0].metadata])}
-        return Release(results[0].table, results[0].form, results[0].partition, meta)
-    labels = np.full(len(frame), -1, dtype=np.intp)
-    offset = 0
-    for rows, result in zip(plan.blocks, results, strict=True):
-        own = result.partition.labels
-        labels[rows] = np.where(own >= 0, own + offset, -1)
-        offset += result.partition.n_clusters
-    table = pd.concat([r.table for r in results], ignore_index=True)
-    table = table.sample(frac=1.0, random_state=plan.seed).reset_index(drop=True)
-    meta = _metadata(plan, [r.metadata for r in results], [b.bound for b in done],
-                     add_up([b.sizes for b in done]))  # fmt: skip
-    verify(table, plan.schema.qi_names, plan.k, metadata=meta).raise_if_failed()
-    return Release(table, results[0].form, Partition(labels), meta)
-
-
-def _metadata(
-    plan: _Plan,
-    metas: list[Mapping[str, Any]],
-    parts: list[float | LeftOutTerms | None],
-    sizes: pd.Series,
-) -> dict[str, Any]:
-    """The whole release's metadata from its blocks' (metadata and shares of the global
-    bound) and its group sizes."""
-    first = metas[0]
-    combine = "max" if first.get("objective") in ("max_radius", "largest_crowd") else "sum"
-    total = max if combine == "max" else sum
-    cost = float(total(m["cost"] for m in metas))
-    bounds = [m.get("lower_bound") for m in metas]
-    blocked = None if any(b is None for b in bounds) else float(total(bounds))  # type: ignore[type-var]
-    n_input = len(plan.frame)
-    whole = whole_bound(parts, n_input) if combine == "sum" else None
-    n_suppressed = sum(m["n_suppressed"] for m in metas)
-    loss = {
-        "ncp": sum(m["loss"]["ncp"] * m["n_input"] for m in metas) / n_input,
-        "sse": sum(m["loss"]["sse"] for m in metas),
-        "l_sse": None,  # each block's SSE is over its own spread: no global share
-        "discernibility": float((sizes.astype(np.float64) ** 2).sum())
-        + float(n_input * n_suppressed),
-    }
-    kept = ("release", "form", "qi", "sensitive", "method", "parameters", "objective",
-            "guarantee_text", "reference", "approximation_ratio")  # fmt: skip
-    meta = {key: first[key] for key in kept if key in first}
-    return meta | {
-        "seed": plan.seed,
-        "version": __version__,
-        "k": plan.k,
-        "n_input": n_input,
-        "n_released": sum(m["n_released"] for m in metas),
-        "n_suppressed": n_suppressed,
-        "n_dropped_missing": sum(m.get("n_dropped_missing", 0) for m in metas),
-        "n_crowds": sum(m["n_crowds"] for m in metas),
-        "n_groups": int(sizes.size),
-        "k_achieved": int(sizes.min()) if sizes.size else 0,
-        "loss": loss,
-        "cost": cost,
-        "lower_bound": whole,
-        "certified_ratio": certified_ratio(cost, whole),
-        "blocked_lower_bound": blocked,
-        "blocked_certified_ratio": certified_ratio(cost, blocked),
-        "blocking": _blocking(plan, metas),
-        "withheld_columns": first.get("withheld_columns", []),
-        "diversity": first.get("diversity"),
-        "seconds": round(time.perf_counter() - plan.start, 4),
-    }
-
-
-def _blocking(plan: _Plan, metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {
-        "by": list(plan.by),
-        "block_size": int(plan.block_size),
-        "scheduler": plan.scheduler if plan.scheduler in ("local", "sync") else "cluster",
-        "n_blocks": len(plan.blocks),
-        "blocks": [
-            {
-                "records": int(rows.size),
-                "cost": m["cost"],
-                "lower_bound": m.get("lower_bound"),
-                "certified_ratio": m.get("certified_ratio"),
-            }  # fmt: skip
-            for rows, m in zip(plan.blocks, metas, strict=True)
-        ],
-    }

@@ -1,6 +1,8 @@
 """Writing a group of files so that a crash or a kill never leaves a mixed or partial output.
 
-This module is the one place where incrowd writes files. A release is two files, the table
+This module is the one place where incrowd writes files (every writer of :mod:`incrowd.io`
+commits through it); the overwrite policy is :mod:`incrowd.io.targets`, the staging of
+unnamed files and temporaries :mod:`incrowd.io.staging`. A release is two files, the table
 and its JSON metadata, and they must change together. POSIX renames one file atomically,
 never two, so the group is committed through a small journal, as a database would.
 
@@ -53,21 +55,26 @@ New files get the permissions of a normal ``open``: ``0o666`` less the process u
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import re
-import secrets
-import shutil
-import socket
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import OutputError
+from .staging import (
+    TEMPORARY,
+    Staged,
+    install,
+    reason,
+    remove_dead_temporaries,
+    stage,
+    staging_directory,
+    temp_name,
+)
+from .targets import NEVER, check_target, exists_message
 
 try:  # POSIX advisory locks; without them (not Linux/macOS) writers simply do not wait
     import fcntl
@@ -76,10 +83,9 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "Output", "check_target", "commit", "recover", "resolve", "journal_path",
-    "staging_directory",
+    "staging_directory", "write_new",
 ]  # fmt: skip
 
-_TMP_TAG = ".incrowd-"
 _JOURNAL_SUFFIX = ".incrowd-commit"
 
 
@@ -100,48 +106,9 @@ class Output:
     staged: Path | None = None
 
 
-def staging_directory(final: str | os.PathLike[str]) -> Path:
-    """A new hidden directory beside ``final`` to fill and then commit as ``final``; a kill
-    leaves only this hidden directory, which the next write to ``final`` removes."""
-    final = Path(final)
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        path = _temp_name(final.parent, final)
-        path.mkdir()
-    except OSError as exc:
-        raise OutputError(f"cannot write {final}: {_reason(exc)}") from None
-    return path
-
-
 def journal_path(first: Path) -> Path:
     """The journal of a group whose first output is ``first``."""
     return first.with_name(f".{first.name}{_JOURNAL_SUFFIX}")
-
-
-def check_target(path: str | os.PathLike[str], *, directory: bool = False) -> Path:
-    """Refuse, before any work is done, a target that cannot be written: a directory (unless
-    ``directory``: a dataset replaces an earlier one), a symbolic link, or one whose folder
-    (or, when that does not exist yet, the nearest folder above it) is not a folder this
-    process can create files in. Raises :class:`~incrowd.OutputError`; creates nothing."""
-    target = Path(path)
-    if target.is_symlink():
-        msg = (f"cannot write {target}: it is a symbolic link; incrowd replaces only files it "
-               "wrote (remove the link or choose another name)")  # fmt: skip
-        raise OutputError(msg)
-    if target.is_dir() and not directory:
-        raise OutputError(f"cannot write {target}: it is a directory")
-    folder = target.parent
-    while not os.path.lexists(folder) and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise OutputError(f"cannot write {target}: {folder} is not a directory")
-    try:  # a real probe: permission bits say nothing of read-only mounts, ACLs or root
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: the folder {folder} is not writable "
-                          f"({_reason(exc)})") from None  # fmt: skip
-    return target
 
 
 def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | None = None) -> None:
@@ -166,20 +133,20 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"cannot create the directory {folder}: {_reason(exc)}") from None
+        raise OutputError(f"cannot create the directory {folder}: {reason(exc)}") from None
     if not folder.is_dir():
         raise OutputError(f"cannot write into {folder}: it is not a directory")
 
-    staged: list[_Staged] = []
+    staged: list[Staged] = []
     target = paths[0]
     try:
         for out, path in zip(outputs, paths, strict=True):
             target = path
             if out.staged is not None:
-                staged.append(_Staged(None, Path(out.staged)))
+                staged.append(Staged(None, Path(out.staged)))
             else:
                 assert out.write is not None
-                staged.append(_stage(folder, path, out.write))
+                staged.append(stage(folder, path, out.write))
         target = paths[0]
         with _locked(folder):
             _recover_folder(folder)  # this group's own journal among the folder's
@@ -188,15 +155,24 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
             _write_journal(journal, pairs)
             for tmp, final in pairs:
                 target = final
-                _install(tmp, final)
+                install(tmp, final)
             _fsync_dir(folder)
             with contextlib.suppress(FileNotFoundError):
                 journal.unlink()
     except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        raise OutputError(f"cannot write {target}: {reason(exc)}") from None
     finally:
         for s in staged:
             s.discard()
+
+
+def write_new(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` as a new file (a report, a built hierarchy) by :func:`commit`; an
+    existing file is never replaced (:func:`~incrowd.io.targets.exists_message`)."""
+    target = Path(path)
+    commit([Output(target, lambda fh: fh.write(data), replaceable=NEVER)],
+           refuse_message=exists_message)  # fmt: skip
+    return target
 
 
 def recover(paths: Sequence[Path], *, _locked_already: bool = False) -> bool:
@@ -217,10 +193,10 @@ def recover(paths: Sequence[Path], *, _locked_already: bool = False) -> bool:
                 pairs = _read_journal(journal)
                 for tmp, final in pairs or ():  # a torn journal was never committed
                     if tmp.exists():
-                        _install(tmp, final)
+                        install(tmp, final)
                 _fsync_dir(folder)
                 journal.unlink()
-            _remove_dead_temporaries(folder, [*paths, journal])
+            remove_dead_temporaries(folder, [*paths, journal])
     except OSError:
         return False
     return True
@@ -239,7 +215,7 @@ def _recover_folder(folder: Path) -> None:
             first = folder / journal.name[1 : -len(_JOURNAL_SUFFIX)]
             recover([first], _locked_already=True)
         if not any(Path(j).exists() for j in journals):  # an unfinished one keeps its files
-            _remove_dead_temporaries(folder, None)
+            remove_dead_temporaries(folder, None)
 
 
 def resolve(paths: Sequence[Path]) -> list[Path]:
@@ -257,163 +233,9 @@ def resolve(paths: Sequence[Path]) -> list[Path]:
     return [waiting.get(p, p) for p in paths]
 
 
-# --------------------------------------------------------------------------- internals
-class _Staged:
-    """A file written but not yet named: an unnamed ``O_TMPFILE`` or a hidden temporary."""
-
-    def __init__(self, fd: int | None, temp: Path | None) -> None:
-        self.fd, self.temp = fd, temp
-
-    def name(self, folder: Path, final: Path) -> Path:
-        if self.temp is None:
-            assert self.fd is not None
-            target = _temp_name(folder, final)
-            try:
-                os.link(f"/proc/self/fd/{self.fd}", target, follow_symlinks=True)
-            except OSError:  # /proc went away since the probe: copy into a named file
-                _copy_fd(self.fd, target)
-            self.temp = target
-        return self.temp
-
-    def discard(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-            self.fd = None
-        if self.temp is not None:
-            _remove(self.temp)
-
-
-def _install(tmp: Path, final: Path) -> None:
-    """Rename ``tmp`` onto ``final``; a directory in the way (an earlier release) is moved
-    aside under a hidden temporary name first, then removed."""
-    if tmp.is_dir() and final.is_dir() and not final.is_symlink():
-        aside = _temp_name(final.parent, final)
-        os.rename(final, aside)
-        os.rename(tmp, final)
-        _remove(aside)
-        return
-    os.replace(tmp, final)
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-
-
-def _stage(folder: Path, final: Path, write: Callable[[BinaryIO], None]) -> _Staged:
-    fd = _open_unnamed(folder)
-    temp = None
-    if fd is None:
-        temp = _temp_name(folder, final)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    staged = _Staged(fd, temp)
-    try:
-        with os.fdopen(os.dup(fd), "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        staged.discard()
-        raise
-    if temp is not None:  # a named temporary needs no open descriptor
-        os.close(fd)
-        staged.fd = None
-    return staged
-
-
-#: Per device: whether an unnamed file can later be given a name (a probe, made once).
-_LINKABLE: dict[int, bool] = {}
-
-
-def _open_unnamed(folder: Path) -> int | None:
-    """An unnamed file in ``folder`` (``O_TMPFILE``), or None where that cannot be named later
-    (no ``O_TMPFILE``, or a kernel that will not link ``/proc/self/fd``)."""
-    flag = getattr(os, "O_TMPFILE", 0)
-    if not flag:
-        return None
-    try:
-        device = os.stat(folder).st_dev
-        fd = os.open(folder, flag | os.O_RDWR, 0o666)
-    except OSError:
-        return None
-    if device not in _LINKABLE:
-        probe = _temp_name(folder, folder / "probe")
-        try:
-            os.link(f"/proc/self/fd/{fd}", probe, follow_symlinks=True)
-            os.unlink(probe)
-            _LINKABLE[device] = True
-        except OSError:
-            _LINKABLE[device] = False
-    if not _LINKABLE[device]:
-        os.close(fd)
-        return None
-    return fd
-
-
-def _copy_fd(fd: int, target: Path) -> None:
-    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(os.dup(fd), "rb") as src, os.fdopen(out, "wb") as dst:
-            src.seek(0)
-            while chunk := src.read(1 << 20):
-                dst.write(chunk)
-            dst.flush()
-            os.fsync(dst.fileno())
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            target.unlink()
-        raise
-
-
-#: A hidden temporary of :func:`_temp_name`: ``.FINAL.incrowd-PID-HEX.tmp``.
-#: A hidden temporary of :func:`_temp_name`: ``.FINAL.incrowd-PID-HOST-HEX.tmp`` (HOST is
-#: absent from the names of earlier versions).
-_TEMPORARY = re.compile(
-    r"^\.(?P<final>.+)\.incrowd-(?P<pid>\d+)-(?:(?P<host>[0-9a-f]{8})-)?[0-9a-f]+\.tmp$"
-)
-#: This machine, in the names of its temporaries: a process id says whether a writer is
-#: alive only on the machine that wrote it (a folder may be shared over NFS, or by
-#: containers), so only this machine's temporaries are ever removed as dead.
-_HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
-
-
-def _temp_name(folder: Path, final: Path) -> Path:
-    name = f".{final.name}{_TMP_TAG}{os.getpid()}-{_HOST}-{secrets.token_hex(4)}.tmp"
-    return folder / name
-
-
-def _remove_dead_temporaries(folder: Path, finals: Sequence[Path] | None) -> None:
-    """Remove hidden temporaries of ``finals`` (None: of any target in ``folder``) left by
-    processes that are no longer alive."""
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
-            match = _TEMPORARY.match(entry.name)
-            if match is None or (finals is not None and match["final"] not in
-                                 {f.name for f in finals}):  # fmt: skip
-                continue
-            if match["host"] in (None, _HOST) and not _alive(int(match["pid"])):
-                _remove(Path(entry.path))
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    return True
-
-
 def _write_journal(journal: Path, pairs: list[tuple[Path, Path]]) -> None:
     payload = json.dumps({"rename": [[t.name, f.name] for t, f in pairs]}).encode()
-    tmp = _temp_name(journal.parent, journal)
+    tmp = temp_name(journal.parent, journal)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -453,7 +275,7 @@ def _read_journal(journal: Path) -> list[tuple[Path, Path]] | None:
     if any(n in ("", ".", "..") or "/" in n or os.sep in n for pair in names for n in pair):
         return None
     for tmp, final in names:
-        match = _TEMPORARY.match(tmp)
+        match = TEMPORARY.match(tmp)
         if match is None or match["final"] != final:
             return None
     return [(journal.parent / t, journal.parent / f) for t, f in names]
@@ -483,7 +305,3 @@ def _locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)

@@ -3,17 +3,17 @@
 ``out.csv`` (or ``out.parquet``) holds the published table, ``out.json`` the provenance,
 record counts, loss figures and the table's SHA-256. Both are written together by the
 protocol of :mod:`incrowd.io.atomic`: a kill at any point leaves the previous release or
-the complete new one, never a mix.
+the complete new one, never a mix. :func:`write_release` writes a whole table;
+:class:`PartWriter` a table that comes part by part (a blockwise run's blocks): a Parquet
+dataset of one file per part, or one CSV file of the parts in order under one header.
 
 Files of the user's are never overwritten: a target may be replaced only when it is part of
-an earlier release (its metadata says so), and never when it is one of the inputs.
+an earlier release (its metadata says so), and never when it is one of the inputs
+(:mod:`incrowd.io.targets`).
 
-CSV cells that a spreadsheet would run as a formula (beginning with ``=``, ``+``, ``-``,
-``@``, a tab or a carriage return) are neutralized as OWASP recommends, by a leading
-apostrophe, unless the cell is a plain number such as ``-5``; a cell that already begins
-with apostrophes before such a character gets one more, so reading a release back
-(:func:`read_release`) restores every cell exactly. ``formulas="refuse"`` raises an error
-naming the column and cell instead. Parquet is typed and needs neither.
+CSV cells that a spreadsheet would run as a formula are neutralized, or refused
+(:mod:`incrowd.io.formulas`); reading a release back (:func:`read_release`) restores every
+cell exactly. Parquet is typed and needs neither.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ import hashlib
 import io
 import json
 import os
-import re
-from collections.abc import Iterator, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, OutputError
-from .atomic import Output, check_target, commit, resolve
+from ..errors import InputError
+from .atomic import Output, commit, resolve
+from .formulas import FormulaPolicy, escape_formulas, unescape_formulas
+from .staging import staging_directory
 from .tables import (
     check_input_file,
     check_sep,
@@ -41,126 +43,29 @@ from .tables import (
     parquet_parts,
     read_table,
 )
+from .targets import (
+    FORMAT,
+    TABLE_SUFFIXES,
+    check_release_path,
+    check_release_target,
+    is_release_metadata,
+    metadata_path,
+    refusal,
+    release_replaceable,
+)
 
 __all__ = [
-    "COUNT",
-    "FORMAT",
-    "FormulaPolicy",
-    "Hashing",
-    "ReleaseFiles",
-    "RADIUS",
-    "ReleaseParts",
-    "TABLE_SUFFIXES",
-    "changed_files",
-    "check_release_path",
-    "check_release_target",
-    "escape_formulas",
-    "file_sha256",
-    "is_release_metadata",
-    "metadata_json",
-    "metadata_path",
-    "read_release",
-    "read_release_parts",
-    "refusal",
-    "release_parts",
-    "strict_json",
-    "unescape_formulas",
+    "COUNT", "FORMAT", "FormulaPolicy", "Hashing", "EncodedPart", "PartWriter", "ReleaseFiles",
+    "RADIUS", "ReleaseParts", "TABLE_SUFFIXES", "changed_files", "check_release_path",
+    "encode_part", "escape_formulas", "file_sha256",
+    "is_release_metadata", "metadata_json", "metadata_path", "read_release",
+    "read_release_parts", "refusal", "release_parts", "strict_json", "unescape_formulas",
     "write_release",
-]
+]  # fmt: skip
 
-#: Written into every release's metadata; marks a file incrowd may later replace.
-FORMAT = "incrowd release 1"
 #: The columns a centers release adds: how many records a row stands for, and its radius.
 COUNT = "count"
 RADIUS = "radius"
-#: Suffixes of a release table: CSV, or Parquet.
-TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
-FormulaPolicy = Literal["escape", "refuse"]
-
-_TRIGGER = re.compile(r"^'*[=+\-@\t\r]")
-_ESCAPED = re.compile(r"^'+[=+\-@\t\r]")
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def metadata_path(path: str | os.PathLike[str]) -> Path:
-    """Where the JSON metadata of a release written to ``path`` lives."""
-    return Path(path).with_suffix(".json")
-
-
-def check_release_path(path: str | os.PathLike[str]) -> Path:
-    """``path`` as a release table target; a clear error unless it ends in .csv or .parquet."""
-    target = Path(path)
-    if target.suffix.lower() not in TABLE_SUFFIXES:
-        msg = (
-            f"the release file must end in .csv or .parquet, got {str(target)!r} "
-            f"(its metadata is written beside it as {metadata_path(target).name})"
-        )
-        raise OutputError(msg)
-    return target
-
-
-def is_release_metadata(path: Path) -> bool:
-    """True when ``path`` is the JSON metadata of an incrowd release (which may be replaced)."""
-    try:
-        with path.open("rb") as fh:
-            data = json.loads(fh.read(1 << 24))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(data, dict):
-        return False
-    # releases written before the format marker carry these keys
-    return data.get("format") == FORMAT or {"release", "n_released", "qi"} <= set(data)
-
-
-def escape_formulas(frame: pd.DataFrame, policy: FormulaPolicy = "escape") -> pd.DataFrame:
-    """``frame`` with cells (and column names) a spreadsheet would execute neutralized."""
-    if policy not in ("escape", "refuse"):
-        msg = f"csv_formulas must be 'escape' or 'refuse', got {policy!r}"
-        raise InputError(msg)
-    names = [_escape_cell(str(c), policy, "a column name") for c in frame.columns]
-    out = {}
-    for name, col in zip(names, frame.columns, strict=True):
-        series = frame[col]
-        if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
-            out[name] = series
-            continue
-        values = pd.unique(series.astype(str))
-        mapping = {v: _escape_cell(v, policy, f"column {str(col)!r}") for v in values}
-        changed = {v: e for v, e in mapping.items() if e != v}
-        out[name] = series.astype(str).map(changed).fillna(series) if changed else series
-    return pd.DataFrame(out, index=frame.index)
-
-
-def unescape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """The inverse of :func:`escape_formulas` for a release table read from CSV."""
-    names = [_unescape_cell(str(c)) for c in frame.columns]
-    out = {}
-    for name, col in zip(names, frame.columns, strict=True):
-        series = frame[col]
-        if series.dtype == object or pd.api.types.is_string_dtype(series):
-            text = series.astype(str)
-            hit = text.str.match(_ESCAPED.pattern).fillna(False).to_numpy(dtype=bool)
-            if hit.any():
-                series = series.copy()
-                series[hit] = text[hit].str.slice(1)
-        out[name] = series
-    return pd.DataFrame(out, index=frame.index)
-
-
-def _escape_cell(cell: str, policy: FormulaPolicy, where: str) -> str:
-    if not _TRIGGER.match(cell) or _NUMBER.match(cell):
-        return cell
-    if policy == "refuse":
-        msg = (
-            f"{where} holds {cell!r}, which a spreadsheet would run as a formula; recode it, "
-            "or let incrowd neutralize such cells (csv_formulas='escape', the default)"
-        )
-        raise InputError(msg)
-    return "'" + cell
-
-
-def _unescape_cell(cell: str) -> str:
-    return cell[1:] if _ESCAPED.match(cell) else cell
 
 
 class Hashing(io.RawIOBase):
@@ -183,41 +88,6 @@ class Hashing(io.RawIOBase):
         return self.size
 
 
-def refusal(path: Path) -> str:
-    return (
-        f"{path} exists and is not part of an earlier incrowd release; move it away or "
-        "choose another output name (incrowd never overwrites other files)"
-    )
-
-
-def check_release_target(
-    path: str | os.PathLike[str],
-    protect: Sequence[str | os.PathLike[str]] = (),
-    *,
-    directory: bool = False,
-) -> Path:
-    """Check, before any work is done, that a release can be written at ``path``.
-
-    Raises :class:`~incrowd.OutputError` when the name does not end in .csv / .parquet, when
-    the table or its metadata would land on a directory (unless ``directory``: the table is
-    a Parquet dataset and the directory an earlier release's), on a symbolic link, in a
-    folder that cannot be written (:func:`~incrowd.io.atomic.check_target`), on one of the
-    files in ``protect`` (the inputs), or on an existing file that is not part of an earlier
-    release.
-    """
-    target = check_release_path(path)
-    meta = metadata_path(target)
-    for candidate in (target, meta):
-        check_target(candidate, directory=directory and candidate == target and is_parquet(target))
-        for guarded in protect:
-            if _same_file(candidate, Path(guarded)):
-                msg = f"refusing to write {candidate}: it is an input of this run ({guarded})"
-                raise OutputError(msg)
-        if candidate.exists() and not is_release_metadata(meta):
-            raise OutputError(refusal(candidate))
-    return target
-
-
 def write_release(
     table: pd.DataFrame,
     metadata: Mapping[str, Any],
@@ -235,31 +105,140 @@ def write_release(
     """
     target = check_release_target(path, protect)
     check_sep(sep)
-    meta_target = metadata_path(target)
     parquet = is_parquet(target)
     frame = table if parquet else escape_formulas(table, formulas)
     state: dict[str, Any] = {}
 
     def write_table(fh: BinaryIO) -> None:
-        sink = Hashing(fh)
-        dump_table(frame, sink, parquet=parquet, sep=sep)  # type: ignore[arg-type]
-        state["sha256"], state["bytes"] = sink.digest.hexdigest(), sink.size
+        _hashed(fh, state, lambda sink: dump_table(frame, sink, parquet=parquet, sep=sep))
+
+    _commit_release(target, metadata, state, write=write_table)
+    return target, metadata_path(target)
+
+
+def _hashed(fh: BinaryIO, state: dict[str, Any], fill: Callable[[BinaryIO], None]) -> None:
+    """Write the table with ``fill`` into ``fh``, its SHA-256 and size into ``state``."""
+    sink = Hashing(fh)
+    fill(sink)  # type: ignore[arg-type]
+    state["table_sha256"], state["table_bytes"] = sink.digest.hexdigest(), sink.size
+
+
+def _commit_release(
+    target: Path,
+    metadata: Mapping[str, Any],
+    state: dict[str, Any],
+    *,
+    write: Callable[[BinaryIO], None] | None = None,
+    staged: Path | None = None,
+) -> dict[str, Any]:
+    """Commit a release's table (written by ``write``, which fills ``state``, or ``staged``)
+    and its metadata: ``metadata``, the format marker and ``state``, as written (returned)."""
+    meta_target = metadata_path(target)
+    replaceable = release_replaceable(meta_target)
+    written: dict[str, Any] = {}
 
     def write_metadata(fh: BinaryIO) -> None:
-        content = dict(metadata) | {
-            "format": FORMAT,
-            "table_sha256": state["sha256"],
-            "table_bytes": state["bytes"],
-        }
-        fh.write(metadata_json(content))
+        written.update(dict(metadata) | {"format": FORMAT} | state)
+        fh.write(metadata_json(written))
 
-    def replaceable(_path: Path) -> bool:  # checked again under the commit, in case of a race
-        return is_release_metadata(meta_target)
+    commit([Output(target, write, replaceable, staged),
+            Output(meta_target, write_metadata, replaceable)], refuse_message=refusal)  # fmt: skip
+    return written
 
-    outputs = [Output(target, write_table, replaceable)]
-    outputs.append(Output(meta_target, write_metadata, replaceable))
-    commit(outputs, refuse_message=refusal)
-    return target, meta_target
+
+@dataclass(frozen=True)
+class EncodedPart:
+    """A part's published table as the bytes of its part file."""
+
+    data: bytes
+    rows: int
+    header: bytes  # a CSV part's header line (what the one CSV file keeps once)
+
+
+def encode_part(table: pd.DataFrame, dataset: bool, sep: str,
+                formulas: FormulaPolicy) -> EncodedPart:  # fmt: skip
+    """``table`` as a part of a Parquet dataset (``dataset``) or of one CSV file."""
+    frame = table if dataset else escape_formulas(table, formulas)
+    buffer, header = io.BytesIO(), io.BytesIO()
+    dump_table(frame, buffer, parquet=dataset, sep=sep)
+    dump_table(frame.iloc[:0], header, parquet=False, sep=sep)  # the columns of an empty copy
+    return EncodedPart(buffer.getvalue(), len(table), header.getvalue())
+
+
+class PartWriter:
+    """A release written part by part, staged in a hidden directory beside the target.
+
+    A ``.parquet`` target becomes a Parquet dataset: a directory of one file per part
+    (``part-00001.parquet`` ...), each file's SHA-256 in the metadata. A ``.csv`` target
+    becomes one CSV file: the parts in part order, one header. :meth:`commit` names the
+    table and its metadata together (:mod:`incrowd.io.atomic`); :meth:`discard` (on any
+    error) removes the staging directory, so the destination is never touched.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        protect: Sequence[str | os.PathLike[str]] = (),
+        sep: str = ",",
+        formulas: FormulaPolicy = "escape",
+    ) -> None:
+        self.target = check_release_target(path, protect, directory=True)
+        check_sep(sep)
+        self.sep, self.formulas = sep, formulas
+        self.dataset = is_parquet(self.target)
+        self.stage = staging_directory(self.target)
+        self.parts: dict[int, dict[str, Any]] = {}
+
+    @property
+    def encoding(self) -> tuple[bool, str, FormulaPolicy]:
+        """What :func:`encode_part` needs to encode a part for this writer (where the part
+        is made, so that the process gathering them only writes bytes)."""
+        return self.dataset, self.sep, self.formulas
+
+    def add(self, index: int, part: EncodedPart) -> None:
+        """Stage part ``index``'s published table, encoded by :func:`encode_part` with
+        :attr:`encoding` (parts may come in any order)."""
+        suffix = ".parquet" if self.dataset else ".csv"
+        name = f"part-{index + 1:05d}{suffix}"
+        with open(self.stage / name, "wb") as fh:
+            sink = Hashing(fh)
+            sink.write(part.data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.parts[index] = {"file": name, "rows": part.rows, "sha256": sink.digest.hexdigest(),
+                             "bytes": sink.size, "header": part.header}  # fmt: skip
+
+    def commit(self, metadata: Mapping[str, Any]) -> tuple[Path, Path, dict[str, Any]]:
+        """Name the release: the table (dataset directory or CSV file) and its metadata;
+        returns their paths and the metadata as written."""
+        ordered = [self.parts[i] for i in sorted(self.parts)]
+        state: dict[str, Any] = {}
+
+        def write_csv(fh: BinaryIO) -> None:  # the parts in part order, one header
+            def fill(sink: BinaryIO) -> None:
+                for i, part in enumerate(ordered):
+                    with open(self.stage / part["file"], "rb") as src:
+                        if i:
+                            src.seek(len(part["header"]))
+                        while chunk := src.read(1 << 20):
+                            sink.write(chunk)
+
+            _hashed(fh, state, fill)
+
+        try:
+            if self.dataset:
+                state["files"] = [{k: p[k] for k in ("file", "rows", "sha256")} for p in ordered]
+                written = _commit_release(self.target, metadata, state, staged=self.stage)
+            else:
+                written = _commit_release(self.target, metadata, state, write=write_csv)
+        finally:
+            self.discard()
+        return self.target, metadata_path(self.target), written
+
+    def discard(self) -> None:
+        """Remove the staging directory (after a commit it is already gone)."""
+        shutil.rmtree(self.stage, ignore_errors=True)
 
 
 def metadata_json(content: Mapping[str, Any]) -> bytes:
@@ -398,10 +377,3 @@ def file_sha256(path: Path) -> str:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False

@@ -1,4 +1,5 @@
-"""Reading tables, and writing them atomically (:mod:`incrowd.io.atomic`).
+"""Reading tables, and writing them atomically (:mod:`incrowd.io.atomic`); the checks of
+delimited text are :mod:`incrowd.io.csv_text`.
 
 CSV cells are read as text (nothing is guessed as missing except empty cells and the
 ``na_values`` the user names), so published non-QI columns are written back exactly as
@@ -7,9 +8,7 @@ they were read — the 1990 census name list contains real names ``NA`` and ``NU
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import functools
 import io
 import os
 import stat
@@ -23,6 +22,16 @@ from pandas.api.types import union_categoricals
 
 from ..errors import IncrowdError, InputError
 from .atomic import Output, commit
+from .csv_text import (
+    check_known,
+    check_row_lengths,
+    check_sep,
+    check_unique,
+    csv_errors,
+    csv_options,
+    detect_sep,
+    maybe_short,
+)
 
 __all__ = [
     "read_table",
@@ -39,31 +48,6 @@ __all__ = [
     "read_parquet_file",
     "TableFile",
 ]
-
-_SEPARATORS = ",;\t|"
-
-
-def detect_sep(path: Path, sample_bytes: int = 65536) -> str:
-    """Guess the separator of a delimited text file from its first lines."""
-    with path.open(newline="", encoding="utf-8-sig", errors="replace") as fh:
-        sample = fh.read(sample_bytes)
-    lines = sample.splitlines()
-    if not lines:
-        return ","
-    try:
-        return csv.Sniffer().sniff("\n".join(lines[:50]), delimiters=_SEPARATORS).delimiter
-    except csv.Error:
-        counts = {s: lines[0].count(s) for s in _SEPARATORS}
-        best = max(counts, key=lambda s: counts[s])
-        return best if counts[best] else ","
-
-
-def check_sep(sep: str | None) -> str | None:
-    """A field separator must be one character other than a quote or a line break."""
-    if sep is not None and (len(sep) != 1 or sep in '"\r\n'):
-        msg = f"the separator must be a single character such as ',' or ';', got {sep!r}"
-        raise InputError(msg)
-    return sep
 
 
 def check_input_file(
@@ -89,35 +73,6 @@ def check_input_file(
         kind = f"is a directory{dataset}" if stat.S_ISDIR(mode) else "is not a regular file"
         msg = f"{what} {str(path)!r}: {kind}"
     raise error(msg)
-
-
-_NOT_TABLE = "not CSV or Parquet"
-#: The first bytes of files often given by mistake, and what to say of each.
-_SIGNATURES = (
-    (b"PK\x03\x04", f"looks like a zip archive, {_NOT_TABLE}; unpack it"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
-     f"looks like an Excel 97-2003 workbook, {_NOT_TABLE}; save it as CSV"),
-    (b"\x1f\x8b", f"is gzip-compressed, {_NOT_TABLE}; decompress it first"),
-    (b"\xfd7zXZ\x00", f"is xz-compressed, {_NOT_TABLE}; decompress it first"),
-    (b"\x28\xb5\x2f\xfd", f"is zstd-compressed, {_NOT_TABLE}; decompress it first"),
-    (b"%PDF", f"looks like a PDF document, {_NOT_TABLE}; export the table as CSV"),
-    (b"PAR1", "is a Parquet file; name it *.parquet to read it as one"),
-)  # fmt: skip
-#: Spreadsheets are zip archives: named by their suffix, they are told apart.
-_WORKBOOKS = {".xlsx": "an Excel workbook", ".xlsm": "an Excel workbook",
-              ".ods": "an OpenDocument spreadsheet"}  # fmt: skip
-
-
-def _check_text(path: Path, head: bytes) -> None:
-    """Refuse a file whose first bytes say it is not delimited text (read as CSV, a
-    workbook is "not UTF-8", or even a table without rows)."""
-    for magic, what in _SIGNATURES:
-        if head.startswith(magic):
-            book = _WORKBOOKS.get(path.suffix.lower()) if magic.startswith(b"PK") else None
-            if book:
-                what = f"looks like {book} (a zip archive), {_NOT_TABLE}; save it as CSV"
-            msg = f"input file {str(path)!r} {what}"
-            raise InputError(msg)
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
@@ -195,8 +150,8 @@ def read_table(
     check_input_file(path)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
         return _checked(read_parquet_file(path, compact=compact, columns=columns), str(path))
-    sep, options = _csv_options(path, sep, na_values, columns)
-    with _csv_errors(path, sep):
+    sep, options = csv_options(path, sep, na_values, columns)
+    with csv_errors(path, sep):
         if compact:  # text chunk by chunk, each made categorical (pandas would guess types)
             chunks = [c.astype("category") for c in pd.read_csv(path, chunksize=1 << 20,
                                                                  **options)]  # fmt: skip
@@ -207,119 +162,11 @@ def read_table(
         else:
             frame = pd.read_csv(path, **options)
     # reading some columns, pandas lets rows be short or long; reading all, only short
-    if columns is not None or (len(frame.columns) and _maybe_short(frame.iloc[:, -1])):
-        _check_row_lengths(path, sep)
+    if columns is not None or (len(frame.columns) and maybe_short(frame.iloc[:, -1])):
+        check_row_lengths(path, sep)
     if columns is not None:
         frame = frame[list(columns)]
     return _checked(frame, str(path))
-
-
-def _csv_options(
-    path: Path, sep: str | None, na_values: Sequence[str], columns: Sequence[str] | None
-) -> tuple[str, dict[str, Any]]:
-    """The separator and ``pd.read_csv`` options of a CSV file, its header checked."""
-    with path.open("rb") as fh:
-        head = fh.read(4096)
-    if not head.strip():
-        msg = f"{path} is empty"
-        raise InputError(msg)
-    _check_text(path, head)
-    sep = sep or detect_sep(path)
-    with _csv_errors(path, sep), path.open(newline="", encoding="utf-8-sig") as fh:
-        header = next(csv.reader(fh, delimiter=sep), [])
-    _check_unique(header, str(path))
-    if columns is not None:
-        _check_known(columns, header, str(path))
-    options = {"sep": sep, "dtype": str, "keep_default_na": False,
-               "na_values": list(na_values), "encoding": "utf-8-sig"}  # fmt: skip
-    if columns is not None:
-        options["usecols"] = list(columns)
-    return sep, options
-
-
-@contextlib.contextmanager
-def _csv_errors(path: Path, sep: str) -> Iterator[None]:
-    try:
-        yield
-    except UnicodeDecodeError as exc:
-        msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-        raise InputError(msg) from exc
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-        raise _unreadable(path, sep, str(exc).strip()) from exc
-
-
-def _unreadable(path: Path, sep: str, why: str) -> InputError:
-    return InputError(f"{path}: cannot read as a {sep!r}-separated table ({why})")
-
-
-def _maybe_short(last: pd.Series) -> bool:
-    """Whether the last column has empty cells: pandas fills a short row's missing fields
-    with empty cells (the only sign of one it leaves), and those come last."""
-    if isinstance(last.dtype, pd.CategoricalDtype):
-        return bool(last.isna().any()) or "" in last.cat.categories
-    return bool(last.isna().any() or last.eq("").any())
-
-
-def _check_row_lengths(path: Path, sep: str) -> None:
-    """Refuse a row with fewer or more fields than the header, named as pandas names a long
-    one. One pass of Arrow's CSV parser (a third of the time pandas takes to read the file),
-    made once per version of a file (a blockwise run reads its columns in two goes)."""
-    info = path.stat()  # a file rewritten within one mtime tick keeps neither inode nor ctime
-    _row_lengths(path, sep, (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns))
-
-
-@functools.lru_cache(maxsize=16)
-def _row_lengths(path: Path, sep: str, _version: tuple[int, ...]) -> None:
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        skipped = 0  # lines of spaces before the header, which pandas skips too
-        for line in fh:
-            if line.strip():
-                break
-            skipped += 1
-        else:
-            return
-        names = [f"f{i}" for i in range(len(next(csv.reader([line], delimiter=sep), [])))]
-    if not names:
-        return
-    bad: list[Any] = []
-
-    def note(row: Any) -> str:
-        if not row.text.strip():  # a line of spaces, which pandas skips too
-            return "skip"
-        bad.append(row)
-        return "error"
-
-    try:
-        # one thread, and empty lines kept: rows are numbered as pandas numbers its lines
-        reader = pacsv.open_csv(
-            path,
-            read_options=pacsv.ReadOptions(use_threads=False, skip_rows=skipped + 1,
-                                           column_names=names),
-            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
-                                             ignore_empty_lines=False, invalid_row_handler=note),
-            convert_options=pacsv.ConvertOptions(include_columns=names[:1],
-                                                 column_types={names[0]: pa.binary()}),
-        )  # fmt: skip
-        for _ in reader:
-            pass
-    except Exception:  # pandas has read the file: a complaint of Arrow's own is not the user's
-        if not bad:
-            return
-    if bad:
-        row = bad[0]
-        line = "a line" if row.number is None else f"line {row.number}"
-        why = f"Expected {row.expected_columns} fields in {line}, saw {row.actual_columns}"
-        raise _unreadable(path, sep, why)
-
-
-def _check_known(columns: Sequence[str], header: Sequence[str], where: str) -> None:
-    unknown = [c for c in columns if c not in set(header)]
-    if unknown:
-        msg = f"{where}: no column named {unknown[0]!r}; it has: {', '.join(header)}"
-        raise InputError(msg)
 
 
 class TableFile:
@@ -350,10 +197,10 @@ class TableFile:
                 msg = f"{self.path}: cannot read as Parquet ({exc})"
                 raise InputError(msg) from exc
         else:
-            self.sep, _ = _csv_options(self.path, sep, na_values, None)
+            self.sep, _ = csv_options(self.path, sep, na_values, None)
             with self.path.open(newline="", encoding="utf-8-sig") as fh:
                 names = next(csv.reader(fh, delimiter=self.sep), [])
-        _check_unique(names, str(self.path))
+        check_unique(names, str(self.path))
         self.columns: list[str] = names
         self._read: dict[str, pd.Series] = {}
 
@@ -367,7 +214,7 @@ class TableFile:
 
     def read(self, columns: Sequence[str]) -> pd.DataFrame:
         """These columns, whole (each is read once, then kept)."""
-        _check_known(columns, self.columns, str(self.path))
+        check_known(columns, self.columns, str(self.path))
         wanted = [c for c in dict.fromkeys(columns) if c not in self._read]
         if wanted:
             frame = read_table(self.path, sep=self.sep, na_values=self.na_values,
@@ -393,12 +240,12 @@ class TableFile:
                     msg = f"{path}: cannot read as Parquet ({exc})"
                     raise InputError(msg) from exc
             return
-        sep, options = _csv_options(self.path, self.sep, self.na_values, None)
-        with _csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
+        sep, options = csv_options(self.path, self.sep, self.na_values, None)
+        with csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
                                                       **options) as reader:  # fmt: skip
             for chunk in reader:
-                if len(chunk.columns) and _maybe_short(chunk.iloc[:, -1]):
-                    _check_row_lengths(self.path, sep)
+                if len(chunk.columns) and maybe_short(chunk.iloc[:, -1]):
+                    check_row_lengths(self.path, sep)
                 yield chunk.astype("category") if compact else chunk
 
 
@@ -415,7 +262,7 @@ def as_dataframe(table: Any) -> pd.DataFrame:
         msg = f"expected a path, or a pandas / polars / Arrow table, got {type(table).__name__}"
         raise InputError(msg)
     if not all(isinstance(c, str) for c in frame.columns):
-        _check_unique(list(frame.columns), "the table")
+        check_unique(list(frame.columns), "the table")
         frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     return _checked(frame, "the table")
 
@@ -472,17 +319,8 @@ def check_plain_values(table: pd.DataFrame, roles: Mapping[str, str]) -> None:
         raise InputError(msg)
 
 
-def _check_unique(columns: Sequence[object], where: str) -> None:
-    seen: set[str] = set()
-    for c in columns:
-        if str(c) in seen:
-            msg = f"{where}: two columns are named {str(c)!r}"
-            raise InputError(msg)
-        seen.add(str(c))
-
-
 def _checked(frame: pd.DataFrame, where: str) -> pd.DataFrame:
-    _check_unique(list(frame.columns), where)
+    check_unique(list(frame.columns), where)
     if frame.shape[1] == 0:
         msg = f"{where} has no columns"
         raise InputError(msg)

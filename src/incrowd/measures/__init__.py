@@ -1,2 +1,2 @@
 """What a release costs and risks: information loss of a partition or a published table
-(:mod:`.metrics`, :mod:`.evaluate`) and re-identification risk (:mod:`.risk`)."""
+(:mod:`.loss`: NCP, SSE, discernibility) and re-identification risk (:mod:`.risk`)."""

@@ -1,2 +1,2 @@
-"""One run from table to verified release: :func:`anonymize` (:mod:`.run`) and the TOML job
-file (:mod:`.job`)."""
+"""One run from table to verified release: :func:`anonymize` (:mod:`.run`), its settings
+declared once (:mod:`.settings`) and the TOML job file (:mod:`.job`)."""

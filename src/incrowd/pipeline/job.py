@@ -1,6 +1,8 @@
-"""An anonymization job: everything ``incrowd anonymize`` needs, from flags or a TOML file.
+"""The TOML job file: the settings of ``incrowd anonymize`` (:class:`~.settings.Settings`)
+in a file, and the schema they describe.
 
-A job file names the same things as the command-line flags::
+A job file names the same things as the command-line flags (every key is a field of
+:class:`~.settings.Settings`, which declares its type, default and rule)::
 
     input = "adult.csv"          # paths are relative to the job file
     out = "adult-k5.csv"
@@ -41,172 +43,109 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HierarchyError, InputError, SchemaError
+from ..errors import HierarchyError, IncrowdError, InputError, SchemaError
+from .settings import Settings
 
-if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads Job's defaults only
+if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults only
     import pandas as pd
 
-    from ..data.columns import MissingPolicy
     from ..data.hierarchy import Hierarchy
     from ..data.schema import Schema
     from ..io.tables import TableFile
-    from ..privacy.models import Diversity
 
-__all__ = ["Job", "build_hierarchy", "build_schema", "parse_weights", "with_weights"]
+__all__ = [
+    "build_hierarchy",
+    "build_schema",
+    "job_from_mapping",
+    "parse_weights",
+    "read_job",
+    "with_weights",
+]
 
 
-@dataclass(frozen=True)
-class Job:
-    """The settings of one anonymization run (see the module docstring for the file form)."""
+def read_job(path: str | Path) -> Settings:
+    """Read a job file; relative paths in it are taken relative to the file.
 
-    input: str | None = None
-    out: str | None = None
-    k: int | None = None
-    method: str | None = None
-    release: str = "generalized"
-    seed: int | None = None
-    sep: str | None = None
-    missing: MissingPolicy = "error"
-    center: str | None = None  # the centers release's: centroid (default) or medoid
-    norm: int | None = None
-    generalize: str = "levels"
-    csv_formulas: str = "escape"
-    l: float | None = None  # noqa: E741 - the literature's name
-    l_kind: str = "distinct"
-    c: float = 1.0
-    t: float | None = None
-    t_kind: str = "auto"
-    scheduler: str | None = None
-    workers: int | None = None
-    block_size: int | None = None
-    blocks: int | None = None
-    block_by: tuple[str, ...] = ()
-    spill: str = "auto"
-    na_values: tuple[str, ...] = ()
-    qi: tuple[str, ...] = ()
-    sensitive: tuple[str, ...] = ()
-    identifier: tuple[str, ...] = ()
-    insensitive: tuple[str, ...] = ()
-    categorical: tuple[str, ...] = ()
-    numeric: tuple[str, ...] = ()
-    hierarchy: Mapping[str, str] = field(default_factory=dict)
-    weights: Mapping[str, float] = field(default_factory=dict)
-    params: Mapping[str, Any] = field(default_factory=dict)
+    Every setting is checked for its type (``seed = 1.5`` or ``columns = 5`` is an
+    :class:`~incrowd.InputError` naming the setting), so nothing is silently converted.
+    """
+    path = Path(path)
+    if not path.is_file():
+        msg = f"job file not found: {path}"
+        raise InputError(msg)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        msg = f"{path}: not a valid TOML job file ({exc})"
+        raise InputError(msg) from exc
+    return job_from_mapping(data, str(path), path.parent)
 
-    @classmethod
-    def from_toml(cls, path: str | Path) -> Job:
-        """Read a job file; relative paths in it are taken relative to the file.
 
-        Every setting is checked for its type (``seed = 1.5`` or ``columns = 5`` is an
-        :class:`~incrowd.InputError` naming the setting), so nothing is silently converted.
-        """
-        path = Path(path)
-        if not path.is_file():
-            msg = f"job file not found: {path}"
+def _kind(name: str) -> Any:
+    """What the TOML value of setting ``name`` is: a type, "list" or "table" (read from
+    the declaration of :class:`Settings`)."""
+    declared = Settings.option(name).type
+    if declared.startswith("tuple["):
+        return "list"
+    if declared.startswith("Mapping["):
+        return "table"
+    return {"int": int, "float": float, "str": str}[declared.split(" | ")[0]]
+
+
+def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> Settings:
+    """The settings of a job file's TOML table (``where`` names it in errors; paths are
+    taken relative to ``base``)."""
+    data = dict(data)
+    kinds = {name: _kind(name) for name in Settings.names()}
+    lists = [name for name, kind in kinds.items() if kind == "list"]
+    tables = {
+        key: _table(data.pop(key, {}), f"{where}: [{key}]")
+        for key in ("columns", *(name for name, kind in kinds.items() if kind == "table"))
+    }
+    columns = tables["columns"]
+    known = {name for name, kind in kinds.items() if kind != "table"}
+    unknown = sorted((set(data) | set(columns)) - known)
+    if unknown:
+        msg = f"{where}: unknown setting {unknown[0]!r}"
+        raise InputError(msg)
+    values: dict[str, Any] = {}
+    for key, val in data.items():
+        if key in lists:
+            values[key] = tuple(_as_list(val, f"{where}: {key}"))
+        else:
+            values[key] = _scalar(key, kinds[key], val, where)
+    for key, val in columns.items():
+        if key not in lists:
+            msg = f"{where}: [columns] {key} is not a list of columns (put it above [columns])"
             raise InputError(msg)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            msg = f"{path}: not a valid TOML job file ({exc})"
-            raise InputError(msg) from exc
-        where = str(path)
-        base = path.parent
-        tables = {
-            key: _table(data.pop(key, {}), f"{where}: [{key}]")
-            for key in ("columns", "hierarchy", "params", "weights")
-        }
-        columns = tables["columns"]
-        known = {f.name for f in fields(cls)} - {"hierarchy", "params", "weights"}
-        unknown = sorted((set(data) | set(columns)) - known)
-        if unknown:
-            msg = f"{where}: unknown setting {unknown[0]!r}"
+        values[key] = tuple(_as_list(val, f"{where}: columns.{key}"))
+    base = base or Path()
+    for key in ("input", "out"):
+        if key in values:
+            values[key] = str(base / str(values[key]))
+    hierarchy = {}
+    for col, spec in tables["hierarchy"].items():
+        if not isinstance(spec, str):
+            msg = f"{where}: hierarchy.{col} must be a file name, 'prefix' or 'intervals:...'"
             raise InputError(msg)
-        values: dict[str, Any] = {}
-        for key, val in data.items():
-            if key in _LISTS:
-                values[key] = tuple(_as_list(val, f"{where}: {key}"))
-            else:
-                values[key] = _scalar(key, val, where)
-        for key, val in columns.items():
-            if key not in _LISTS:
-                msg = f"{where}: [columns] {key} is not a list of columns (put it above [columns])"
-                raise InputError(msg)
-            values[key] = tuple(_as_list(val, f"{where}: columns.{key}"))
-        for key in ("input", "out"):
-            if key in values:
-                values[key] = str(base / str(values[key]))
-        hierarchy = {}
-        for col, spec in tables["hierarchy"].items():
-            if not isinstance(spec, str):
-                msg = f"{where}: hierarchy.{col} must be a file name, 'prefix' or 'intervals:...'"
-                raise InputError(msg)
-            builder = _is_builder(spec) or (
-                _kind_named(spec) is not None and not (base / spec).exists()
-            )
-            hierarchy[str(col)] = spec if builder else str(base / spec)
-        values["hierarchy"] = hierarchy
-        values["params"] = dict(tables["params"])
-        values["weights"] = parse_weights(tables["weights"], where)
-        return cls(**values)
-
-    @property
-    def diversity(self) -> Diversity | None:
-        """The l-diversity / t-closeness asked, or None."""
-        if self.l is None and self.t is None:
-            return None
-        from ..privacy.models import Diversity
-
-        return Diversity(l=self.l, l_kind=self.l_kind, c=self.c, t=self.t,  # type: ignore[arg-type]
-                         t_kind=self.t_kind)  # type: ignore[arg-type]  # fmt: skip
-
-    @property
-    def blocked(self) -> bool:
-        """Whether the run is blockwise (any of the blocking settings given)."""
-        return bool(
-            self.scheduler or self.block_size or self.blocks or self.block_by
-            or self.workers is not None
-            or self.spill != "auto"
-        )  # fmt: skip
-
-    @property
-    def spilled(self) -> bool | None:
-        """Whether a blockwise run streams its input into blocks on disk (None: when the
-        file is large against the memory available)."""
-        choices = {"auto": None, "always": True, "never": False}
-        if self.spill not in choices:
-            msg = f"--spill must be auto, always or never, got {self.spill!r}"
-            raise InputError(msg)
-        return choices[self.spill]
-
-    def merged(self, **overrides: Any) -> Job:
-        """This job with the given settings replaced, where they are not None / empty."""
-        given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
-        if "hierarchy" in given:
-            given["hierarchy"] = dict(self.hierarchy) | dict(given["hierarchy"])
-        for key in ("params", "weights"):
-            if key in given:
-                given[key] = dict(getattr(self, key)) | dict(given[key])
-        return replace(self, **given)
+        builder = _is_builder(spec) or (
+            _kind_named(spec) is not None and not (base / spec).exists()
+        )
+        hierarchy[str(col)] = spec if builder else str(base / spec)
+    values["hierarchy"] = hierarchy
+    values["params"] = dict(tables["params"])
+    values["weights"] = parse_weights(tables["weights"])
+    try:
+        return Settings(**values)
+    except IncrowdError as exc:
+        raise type(exc)(f"{where}: {exc}") from None
 
 
-#: Settings that hold lists of column names or tokens.
-_LISTS = ("qi", "sensitive", "identifier", "insensitive", "categorical", "numeric", "na_values",
-          "block_by")  # fmt: skip
-#: The type of every scalar setting.
-_KINDS: dict[str, type] = {
-    "input": str, "out": str, "method": str, "release": str, "sep": str, "missing": str,
-    "center": str, "generalize": str, "csv_formulas": str, "k": int, "seed": int, "norm": int,
-    "l": float, "l_kind": str, "c": float, "t": float, "t_kind": str,
-    "scheduler": str, "workers": int, "block_size": int, "blocks": int, "spill": str,
-}  # fmt: skip
-
-
-def _scalar(key: str, value: Any, where: str) -> Any:
-    kind = _KINDS[key]
+def _scalar(key: str, kind: type, value: Any, where: str) -> Any:
     accepted = (int, float) if kind is float else kind
     if isinstance(value, bool) or not isinstance(value, accepted):
         name = {int: "an integer", float: "a number"}.get(kind, "a string")
@@ -277,7 +216,7 @@ def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
     return Hierarchy.from_csv(spec, keep=keep)
 
 
-def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:
+def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     """The schema a job describes, with hierarchies resolved against the table (of a
     :class:`TableFile`, only the quasi-identifiers are read)."""
     from ..data.schema import Schema
@@ -312,18 +251,15 @@ def build_schema(job: Job, source: pd.DataFrame | TableFile) -> Schema:
     return with_weights(schema, job.weights)
 
 
-def parse_weights(items: Mapping[str, Any], where: str) -> dict[str, float]:
-    """Attribute weights from ``{name: number}``; each must be a positive number."""
-    out = {}
+def parse_weights(items: Mapping[str, Any], where: str = "") -> dict[str, float]:
+    """Attribute weights from ``{name: number or text}``, as numbers where they read as
+    numbers (:class:`Settings` checks them: :func:`incrowd.params.check_weights`)."""
+    out: dict[str, Any] = {}
     for name, value in items.items():
         try:
-            w = float(value)
+            out[str(name)] = value if isinstance(value, bool) else float(value)
         except (TypeError, ValueError):
-            w = float("nan")
-        if not (w > 0 and w < float("inf")):
-            msg = f"{where}: the weight of {name!r} must be a positive number, got {value!r}"
-            raise InputError(msg)
-        out[str(name)] = w
+            out[str(name)] = value
     return out
 
 

@@ -18,24 +18,22 @@ from ..data.columns import MissingPolicy, handle_missing
 from ..data.schema import Schema
 from ..errors import InfeasibleError, ParameterError
 from ..io.tables import as_dataframe
-from ..measures.evaluate import published_discernibility
-from ..measures.metrics import ncp_loss
-from ..params import check_k, check_seed
+from ..measures.loss import ncp_loss, published_discernibility
+from ..params import check_k
 from ..partition import Partition
 from ..postprocess import enforce
 from ..privacy.models import Diversity, builds_for, sensitive_codes
 from ..privacy.verify import verify
 from ..release import (
-    RELEASE_FORMS,
     Release,
     release_centers,
     release_generalized,
     release_microaggregated,
 )
-from ..release.centers import check_center
 from ..space.metric_space import MetricSpace
+from .settings import Settings
 
-__all__ = ["anonymize", "make_algorithm"]
+__all__ = ["anonymize", "anonymize_with", "make_algorithm", "method_class"]
 
 #: Neighbours per record searched for the crowds next to one that breaks l / t, and for the
 #: moves that polish the repaired crowds. Measured on Adult (k = 5, l = 2): 12 / 16 / 20 /
@@ -60,17 +58,42 @@ DEFAULT_METHODS = {
 }
 
 
-def make_algorithm(method: str, k: int, params: Mapping[str, Any] | None = None) -> Algorithm:
-    """Instantiate a registered method with ``k`` and extra keyword parameters."""
+def method_class(method: str) -> type[Algorithm]:
+    """The registered class of ``method``."""
     cls = METHODS.get(method)
     if cls is None:
         msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(METHODS))}"
         raise ParameterError(msg)
+    return cls
+
+
+def make_algorithm(
+    method: str, k: int, params: Mapping[str, Any] | None = None, **fixed: Any
+) -> Algorithm:
+    """Instantiate a registered method with ``k`` and extra keyword parameters (``fixed``:
+    those the run sets, which override ``params``)."""
+    cls = method_class(method)
     try:
-        return cls(k=k, **dict(params or {}))
+        return cls(k=k, **(dict(params or {}) | fixed))
     except TypeError as exc:
         msg = f"method {method!r} does not take those parameters ({exc})"
         raise ParameterError(msg) from exc
+
+
+def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) -> dict[str, Any]:
+    """The parameters a run gives the method, by its tags: the published form, the seed,
+    and ``l`` when it builds l-diverse crowds itself."""
+    diversity = settings.diversity
+    fixed: dict[str, Any] = {}
+    if cls.tags.generalized:
+        fixed["generalize"] = settings.generalize
+    if cls.tags.seeded:
+        fixed["random_state"] = seed
+    n_sensitive = len(schema.sensitive) if diversity is not None else 0
+    if "l" in cls.parameters and builds_for(diversity, n_sensitive):
+        assert diversity is not None and diversity.l is not None
+        fixed["l"] = int(diversity.l)
+    return fixed
 
 
 def anonymize(
@@ -111,36 +134,37 @@ def anonymize(
     ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
     more than the release: the blockwise run's global certificate).
     """
+    settings = Settings.of_run(
+        k, method=method, release=release, params=params, seed=seed, missing=missing,
+        center=center, norm=norm, generalize=generalize, diversity=diversity,
+    )  # fmt: skip
+    return anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
+
+
+def anonymize_with(
+    table: Any,
+    schema: Schema,
+    settings: Settings,
+    *,
+    on_stage: Callable[[str], None] | None = None,
+    on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
+) -> Release:
+    """:func:`anonymize` with its settings as one :class:`Settings` (each checked when it
+    was made; here only what depends on the data or on the method)."""
     start = time.perf_counter()
     stage = on_stage or (lambda _name: None)
+    settings.check_run()
     frame = as_dataframe(table)
     schema.check_columns(frame.columns)
-    k = check_k(k, len(frame))
-    if release not in RELEASE_FORMS:
-        msg = f"unknown release form {release!r}; choose one of: {', '.join(RELEASE_FORMS)}"
-        raise ParameterError(msg)
-    if generalize not in ("levels", "sets"):
-        msg = f"generalize must be 'levels' or 'sets', got {generalize!r}"
-        raise ParameterError(msg)
-    if generalize == "sets" and release != "generalized":
-        msg = f"value sets are a form of the generalized release, not of the {release} release"
-        raise ParameterError(msg)
-    if center is not None and release != "centers":
-        msg = f"center has no effect on a {release} release (it chooses a centers release's rows)"
-        raise ParameterError(msg)
-    center = center or "centroid"
-    check_center(center)  # before the work, not after it
-    method = DEFAULT_METHODS[release] if method is None else method
-    algorithm = make_algorithm(method, k, params)
+    k = check_k(settings.k, len(frame))
+    release, generalize, norm = settings.release, settings.generalize, settings.norm
+    diversity = settings.diversity
+    center = settings.center or "centroid"
+    method = DEFAULT_METHODS[release] if settings.method is None else settings.method
+    seed = secrets.randbits(31) if settings.seed is None else int(settings.seed)
+    fixed = _fixed(method_class(method), settings, seed, schema)
+    algorithm = make_algorithm(method, k, settings.params, **fixed)
     tags = algorithm.tags
-    if tags.generalized:
-        algorithm.set_params(generalize=generalize)
-    seed = secrets.randbits(31) if seed is None else check_seed(seed)
-    if tags.seeded:
-        algorithm.set_params(random_state=seed)
-    if norm is not None and norm not in (1, 2):
-        msg = f"norm must be 1 or 2, got {norm!r}"
-        raise ParameterError(msg)
     if norm is not None and not tags.any_norm and norm != tags.norm:
         msg = (
             f"method {method!r} measures its own objective (its guarantee is stated in L"
@@ -149,7 +173,7 @@ def anonymize(
         raise ParameterError(msg)
 
     stage("checking the data")
-    kept, n_dropped = handle_missing(frame, schema, missing)
+    kept, n_dropped = handle_missing(frame, schema, settings.missing)  # type: ignore[arg-type]
     if len(kept) < k:
         msg = (
             f"after leaving out {n_dropped} record(s) with missing values, {len(kept)} remain: "
@@ -172,12 +196,8 @@ def anonymize(
         )
     stage(f"forming crowds ({method})")
     sensitive = [sensitive_codes(kept[name]) for name in schema.sensitive] if constrained else []
-    target = None
-    if "l" in algorithm.parameters and builds_for(diversity, len(sensitive)):
-        # the method builds l-diverse crowds itself; the repair below then has little to do
-        assert diversity is not None and diversity.l is not None
-        algorithm.set_params(l=int(diversity.l))
-        target = sensitive[0][0]
+    # a method given l builds l-diverse crowds itself; the repair below then has little to do
+    target = sensitive[0][0] if "l" in fixed else None
     algorithm.fit(space, target)
     if on_fitted is not None:
         on_fitted(algorithm, space)
@@ -243,8 +263,9 @@ def anonymize(
         "sse": sse.of(partition.labels),
         "l_sse": l_sse(sse, partition.labels),
         "ncp": ncp_loss(space.columns, partition, n_dropped, generalize),
-        "discernibility": published_discernibility(out.table, schema, out.form)
-        + float(n_input * n_suppressed),
+        "discernibility": published_discernibility(
+            out.table, schema, out.form, n_input, n_suppressed
+        ),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
     }

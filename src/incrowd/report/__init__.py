@@ -34,7 +34,7 @@ from .._runtime import prepare_matplotlib
 from ..data.schema import Schema
 from ..errors import InputError
 from ..io.release_format import COUNT
-from ..measures.evaluate import evaluate_release, parse_range
+from ..measures.loss import evaluate_release, parse_range
 from ..measures.risk import assess_risk
 from ..privacy.models import published_counts
 from ..release.generalize import SUPPRESSED_VALUE
@@ -163,7 +163,7 @@ def build_report(
                                           "records", log=True)  # fmt: skip
     per_attribute: dict[str, dict[str, Any]] = {name: {} for name in qi}
     if form in ("generalized", "records"):
-        ncp = {name: figures[f"ncp ({name})"] for name in qi}  # evaluate's, per attribute
+        ncp = {name: figures[f"ncp ({name})"] for name in qi}  # evaluate_release's, per attribute
         for name, value in ncp.items():
             per_attribute[name]["NCP"] = value
         plots["loss per attribute"] = _bars(list(ncp), list(ncp.values()),
@@ -185,7 +185,7 @@ def build_report(
         if not counts.shape[0]:
             continue
         distinct = (counts > 0).sum(axis=1)
-        diversity[name] = {  # the smallest l and largest t as evaluate measured them
+        diversity[name] = {  # the smallest l and largest t as evaluate_release measured them
             "classes": int(counts.shape[0]),
             "classes with a single value": int((distinct == 1).sum()),
             "smallest distinct l": _fmt(figures.get(f"distinct_l ({name})")),

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._runtime import jit, variant
 from ...costs.kernels import n_crowds, record_cost
+from .crowd_summary import joined_cost, set_offsets, summarize
 
 __all__ = ["improve_labels"]
 
@@ -37,111 +38,6 @@ def _gather(head, nxt, crowd, skip, extra, buf):
 #: Per-crowd value counts of the value-set attributes are kept up to this many cells
 #: (crowds × values); beyond it a join looks for the record's value among the crowd's.
 COUNT_CELLS = 1 << 23
-
-
-@jit()
-def _set_offsets(cm):
-    """Start of each value-set attribute's values in a crowd's row of counts (−1: not a
-    value-set attribute), and the row's length."""
-    codes, domain, sets = cm[2], cm[6], cm[7]
-    offs = np.full(codes.shape[1], -1, dtype=np.intp)
-    width = 0
-    for j in range(codes.shape[1]):
-        if sets[j] and domain[j] > 1 and codes.shape[0] > 0:
-            offs[j] = width
-            width += codes[:, j].max() + 1  # codes may run past the values present
-    return offs, width
-
-
-@jit()
-def _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, distinct, offs, stamp, tick):
-    """The summary of crowd ``c`` from its members: each number's range, each label's
-    level (the lowest at which every member shares ``anchor[c]``'s ancestor), each value
-    set's number of distinct values and, when kept, counts. ``stamp``/``tick``: as for
-    :func:`~incrowd.costs.kernels.record_cost` (marks ``tick .. tick + b − 1``)."""
-    num, codes, ancestors, height, sets = cm[0], cm[2], cm[3], cm[5], cm[7]
-    x = head[c]
-    anchor[c] = x
-    for j in range(num.shape[1]):
-        lo[c, j] = num[x, j]
-        hi[c, j] = num[x, j]
-    for j in range(codes.shape[1]):
-        level[c, j] = 0
-        distinct[c, j] = 0
-    if counts.shape[0] > 0:
-        counts[c, :] = 0
-    while x >= 0:
-        for j in range(num.shape[1]):
-            v = num[x, j]
-            if v < lo[c, j]:
-                lo[c, j] = v
-            elif v > hi[c, j]:
-                hi[c, j] = v
-        for j in range(codes.shape[1]):
-            if not sets[j]:
-                v, first = codes[x, j], codes[anchor[c], j]
-                while level[c, j] < height[j] and (
-                    ancestors[j, level[c, j], v] != ancestors[j, level[c, j], first]
-                ):
-                    level[c, j] += 1
-        x = nxt[x]
-    for j in range(codes.shape[1]):
-        if offs[j] < 0:
-            continue
-        x = head[c]  # one attribute at a time: its marks are tick + j
-        while x >= 0:
-            v = codes[x, j]
-            if stamp[v] != tick + j:
-                stamp[v] = tick + j
-                distinct[c, j] += 1
-            if counts.shape[0] > 0:
-                counts[c, offs[j] + v] += 1
-            x = nxt[x]
-
-
-@jit()
-def _present(head, nxt, c, x, codes, j):
-    """Whether a member of crowd ``c`` has the value ``codes[x, j]``."""
-    y = head[c]
-    while y >= 0:
-        if codes[y, j] == codes[x, j]:
-            return True
-        y = nxt[y]
-    return False
-
-
-@jit()
-def _joined(c, x, head, nxt, cm, lo, hi, anchor, level, counts, distinct, offs):
-    """Per-record cost of crowd ``c`` with record ``x`` added, from ``c``'s summary: the
-    value :func:`~incrowd.costs.kernels.record_cost` gives for its members and ``x``, term
-    by term in the same order (so the same float), in O(b) (O(b · |c|) for value sets
-    whose counts are not kept)."""
-    num, num_weight, codes, ancestors, node_cost, height, domain, sets, cat_weight = cm
-    total = 0.0
-    for j in range(num.shape[1]):
-        v = num[x, j]
-        low = lo[c, j] if lo[c, j] < v else v
-        high = hi[c, j] if hi[c, j] > v else v
-        total += num_weight[j] * (high - low)
-    for j in range(codes.shape[1]):
-        if sets[j]:
-            if domain[j] <= 1:
-                continue
-            if counts.shape[0] > 0:
-                new = counts[c, offs[j] + codes[x, j]] == 0
-            else:
-                new = not _present(head, nxt, c, x, codes, j)
-            total += cat_weight[j] * (distinct[c, j] + (1 if new else 0) - 1) / (domain[j] - 1)
-            continue
-        h = height[j]
-        if h == 0:
-            continue
-        first = codes[anchor[c], j]
-        lv = level[c, j]
-        while lv < h and ancestors[j, lv, codes[x, j]] != ancestors[j, lv, first]:
-            lv += 1
-        total += cat_weight[j] * node_cost[j, lv, ancestors[j, lv, first]]
-    return total
 
 
 @jit()
@@ -208,9 +104,9 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
     the variant without deletion never compiles the deletion code. With ``ell`` ≥ 2, a
     record leaves its crowd only when the crowd keeps ``ell`` distinct ``sens`` codes
     (distinct l-diversity is kept: the crowd it joins only gains). A record's joining a
-    crowd is priced from the crowd's summary (:func:`_joined`, O(b)), its leaving from its
-    crowd's members; on Adult at k = 50 with value sets this took the moves from 3.3 s to
-    about 1 s, with the same result."""
+    crowd is priced from the crowd's summary (:func:`~.crowd_summary.joined_cost`, O(b)),
+    its leaving from its crowd's members; on Adult at k = 50 with value sets this took the
+    moves from 3.3 s to about 1 s, with the same result."""
     allow_delete = ALLOW_DELETE
     codes, ancestors = cm[2], cm[3]
     n = labels.size
@@ -243,18 +139,18 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
             cnt = _gather(head, nxt, c, -1, -1, buf)
             cost[c] = cnt * record_cost(buf[:cnt], cm, stamp, tick)
             tick += b + 1
-    # each crowd's summary, from which a join is priced in O(b) (see _joined)
+    # each crowd's summary, from which a join is priced in O(b) (see joined_cost)
     lo = np.empty((m, cm[0].shape[1]))
     hi = np.empty((m, cm[0].shape[1]))
     anchor = np.full(m, -1, dtype=np.intp)
     level = np.zeros((m, b), dtype=np.intp)
     kinds = np.zeros((m, b), dtype=np.intp)
-    offs, width = _set_offsets(cm)
+    offs, width = set_offsets(cm)
     kept = m if width > 0 and m * width <= count_cells else 0
     counts = np.zeros((kept, width if kept else 0), dtype=np.int32)
     for c in range(m):
         if size[c] > 0:
-            _summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp,
+            summarize(c, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs, stamp,
                        tick)  # fmt: skip
             tick += b + 1
     seen = np.empty(nbr.shape[1] * max(k, 1), dtype=np.intp)
@@ -302,7 +198,7 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
                         clock += 1
                         version[a] = clock
                         version[into] = clock
-                        _summarize(into, head, nxt, cm, lo, hi, anchor, level, counts, kinds,
+                        summarize(into, head, nxt, cm, lo, hi, anchor, level, counts, kinds,
                                    offs, stamp, tick)  # fmt: skip
                         tick += b + 1
                 continue
@@ -329,7 +225,7 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
                         continue
                     seen[n_seen] = c
                     n_seen += 1
-                    joined = (size[c] + 1) * _joined(c, x, head, nxt, cm, lo, hi, anchor, level,
+                    joined = (size[c] + 1) * joined_cost(c, x, head, nxt, cm, lo, hi, anchor, level,
                                                      counts, kinds, offs)  # fmt: skip
                     delta = joined - cost[c] - saving
                     if delta < best_delta:
@@ -372,11 +268,11 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
                 size[best] += 1
                 cost[best] = best_cost
                 labels[x] = best
-                _summarize(best, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
+                summarize(best, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
                            stamp, tick)  # fmt: skip
                 tick += b + 1
             if size[a] > 0:
-                _summarize(a, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
+                summarize(a, head, nxt, cm, lo, hi, anchor, level, counts, kinds, offs,
                            stamp, tick)  # fmt: skip
                 tick += b + 1
             changed += 1

@@ -29,14 +29,10 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ...base import Algorithm, Guarantee, Tags
-from ...costs import MaxRadius, best_centers
-from ...errors import InfeasibleError
-from ...params import CrowdSize, Flag, Interval, OneOf, PositiveInt, outlier_budget
-from ...partition import Partition
+from ...base import Guarantee, Tags
+from ...params import CrowdSize, Flag, Interval, OneOf, PositiveInt
 from ...space.metric_space import MetricSpace
-from .._shared.crowd_split import first_of_each as _first_of_each
-from .._shared.crowd_split import split_crowds
+from ._base import Gather
 from ._flow import saturating_assignment
 from ._greedy import (
     Neighbours,
@@ -53,87 +49,7 @@ __all__ = ["RGather", "RGatherOutliers", "KRCenter", "KRCenterOutliers"]
 _PAPER = "Aggarwal et al., Achieving Anonymity via Clustering, ACM TALG 6(3), 2010"
 
 
-class _Gather(Algorithm):
-    """Shared machinery: the threshold search and the fitted results."""
-
-    tags: ClassVar[Tags] = Tags(any_norm=True)
-    cost_class: ClassVar[type[MaxRadius]] = MaxRadius
-
-    k: int
-    tol: float
-    refine: bool
-
-    centers_: np.ndarray
-    center_records_: np.ndarray
-    radius_: float
-    threshold_: float
-    n_tests_: int
-
-    def _budget(self, space: MetricSpace) -> int:
-        budget = outlier_budget(self.epsilon, space.n)  # type: ignore[attr-defined]
-        if space.n - budget < self.k:
-            msg = f"with epsilon={self.epsilon}, fewer than k={self.k} records would be clustered"  # type: ignore[attr-defined]
-            raise InfeasibleError(msg)
-        return budget
-
-    def _finish(
-        self,
-        space: MetricSpace,
-        centers: np.ndarray,
-        labels: np.ndarray,
-        threshold: float,
-        lower: float,
-        tests: int,
-    ) -> None:
-        """Record the fit: canonical labels, centers per label, radius and certificate;
-        with ``refine``, crowds of ``2k`` or more split around their centers."""
-        self.unrefined_partition_ = Partition(labels)
-        canonical, first = np.unique(self.unrefined_partition_.labels, return_index=True)
-        keep = canonical >= 0
-        order = centers[labels[first[keep]]]  # the center of each canonical label
-        best, radii = best_centers(space.geometry, self.unrefined_partition_.labels, order)
-        self.unrefined_radius_ = float(radii.max()) if radii.size else 0.0
-        self.partition_ = self.unrefined_partition_
-        cap = self._max_crowds()
-        if self.refine and (cap is None or cap > best.size):  # at the cap, nothing may split
-            split, parent = split_crowds(space.geometry, self.partition_.labels, best, self.k)
-            if cap is not None and parent.size > cap:
-                split, parent = _within_cap(self.partition_.labels, split, parent, cap)
-            self.partition_ = Partition(split)
-            # each part starts from its crowd's center, so no radius grows
-            start = best[parent[split[_first_of_each(self.partition_.labels)]]]
-            best, radii = best_centers(space.geometry, self.partition_.labels, start)
-        self.center_records_ = best
-        self.radius_ = float(radii.max()) if radii.size else 0.0
-        self.cost_ = self.radius_
-        self.threshold_ = float(threshold)
-        self.lower_bound_ = float(lower)
-        self.n_tests_ = tests
-
-    def _max_crowds(self) -> int | None:
-        """The cap on the number of crowds, for the methods that have one."""
-        return int(self.max_clusters) if self.tags.cluster_cap else None  # type: ignore[attr-defined]
-
-
-def _within_cap(
-    labels: np.ndarray, split: np.ndarray, parent: np.ndarray, cap: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Split only the largest crowds, as many as keep at most ``cap`` crowds."""
-    sizes = np.bincount(labels[labels >= 0])
-    parts = np.bincount(parent, minlength=sizes.size)
-    room = cap - sizes.size
-    chosen = np.zeros(sizes.size, dtype=bool)
-    for c in np.argsort(-sizes, kind="stable"):
-        if parts[c] > 1 and parts[c] - 1 <= room:
-            chosen[c] = True
-            room -= parts[c] - 1
-    use = (labels >= 0) & chosen[np.maximum(labels, 0)]
-    out = np.where(use, sizes.size + split, labels)
-    out_parent = np.concatenate([np.arange(sizes.size), parent])
-    return out, out_parent
-
-
-class RGather(_Gather):
+class RGather(Gather):
     """r-Gather: clusters of at least ``r`` records minimizing the largest radius.
 
     Parameters
@@ -263,7 +179,7 @@ class KRCenter(RGather):
         return int(self.max_clusters)
 
 
-class RGatherOutliers(_Gather):
+class RGatherOutliers(Gather):
     """(r, ε)-Gather: like r-Gather, but up to ``⌊ε n⌋`` records may stay unclustered.
 
     Parameters
@@ -355,7 +271,7 @@ class RGatherOutliers(_Gather):
         self._finish(space, centers, labels, found.value, found.lower / halve, found.tests)
 
 
-class KRCenterOutliers(_Gather):
+class KRCenterOutliers(Gather):
     """(k, r, ε)-Center: at most ``max_clusters`` crowds of ≥ ``k`` records, ``⌊εn⌋`` left out.
 
     Parameters

@@ -29,7 +29,11 @@ from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
 from .._shared.improve import improve_labels
 from ..forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds, size_limit
 from ._ascent import ascent_bound
-from ._bound import (
+from ._pairs import pair_crowds
+from ._polish import MIN_ROUND_GAIN, RESPLIT_ROUNDS, crowds_lacking, polish
+from ._search import search
+from ._specialize import BEAM_WIDTH, FRAGMENTATION, WAIT_SHARES, specialization
+from .bounds import (
     CROWD_BOUND_MAX_K,
     CROWD_BOUND_MAX_ROWS,
     CROWD_NEIGHBOURS,
@@ -42,92 +46,31 @@ from ._bound import (
     lattice_walks,
     subset_bound,
 )
-from ._cheapest import cheapest_classes
-from ._pairs import pair_crowds
-from ._resplit import resplit_pairs
-from ._search import search
-from ._seed import global_classes, mean_classes
-from ._topdown import specialize
 
-__all__ = ["LocalRecoding", "polish"]
+__all__ = [
+    "ASCENT_ROUNDS",
+    "BEAM_WIDTH",
+    "FOREST_SETS_UP_TO_K",
+    "FOREST_WINS_UP_TO_K",
+    "FRAGMENTATION",
+    "MIN_ROUND_GAIN",
+    "RESPLIT_ROUNDS",
+    "WAIT_SHARES",
+    "LocalRecoding",
+    "polish",
+]
 
 Seeds = Literal["cheapest", "rounds"]
 
-#: Lattice nodes the beam of the mean rule keeps (hierarchy labels): on Adult
-#: (``benchmarks/adult.py``) 4 lose 2–4 % less than a greedy walk (1), 8 another 0.2 %.
-BEAM_WIDTH = 4
-#: Value sets use the priced rule: what a record left for a later round is expected to
-#: cost, as a share of the cost of publishing it as ``*`` everywhere; one specialization
-#: runs per share, the cheapest wins (measured on Adult, where the mean rule lost 3–9 %).
-WAIT_SHARES = (0.5, 0.75)
-#: How a split's parts weigh against its gain: the split chosen maximizes
-#: ``gain / parts ** f``; one specialization per value, the cheapest wins (measured on
-#: Adult: f = 1 wins at k = 10 and 25, by 1–2 %).
-FRAGMENTATION = (0.0, 1.0)
-#: Rounds of re-splitting pairs of neighbouring crowds, each followed by moves (on Adult at
-#: k = 2 and 3 a second round lowers the NCP by another 0.5 %, a third by less than 0.1 %).
-RESPLIT_ROUNDS = 3
-#: Rounds stop after one that lowers the cost by less than this share: on Adult (every k
-#: from 2 to 25, labels and sets) such a round was followed by one of under 0.06 %.
-MIN_ROUND_GAIN = 0.002
 #: Rounds of dual ascent that raise the certificate's bound with hierarchy labels, on the
-#: thread of the bound while the crowds form. Adult, k = 5 / 10 / 25: the lattice bound's
-#: 0.0318 / 0.0454 / 0.0669 NCP becomes 0.0383 / 0.0551 / 0.0814 after one round (0.5–0.8
-#: s, beside the crowds' work: it ends 0.3–1.7 s before them at k = 3–5, with them at k = 10,
-#: 0.2 s after them at k = 25), 0.0413 / 0.0606 / 0.0901 after two: certified ratios 1.25 /
-#: 1.26 / 1.27 against 1.35 / 1.38 / 1.41, but the second round outlasts the crowds, and the
-#: in-process call took 0.1 / 0.4 / 0.9 s longer (0.75 s at k = 50; medians of five, run
-#: alternately), which would take the whole process at k = 25 and 50 to 4.0–5.1 s.
+#: bound's thread: a second round outlasts the crowds' work (Adult, ``benchmarks/adult.py``).
 ASCENT_ROUNDS = 1
-#: Up to this k the specialization does not run: the forest gives less loss (Adult,
-#: ``benchmarks/adult.py``: 0.0226 against 0.0233 with labels, 0.0050 against 0.0096 with
-#: sets, at k = 2), the pairs' factor less still, and the seeds would take half the time.
+#: Up to this k the specialization does not run: the forest (and at k = 2 the pairs'
+#: factor) loses less, in less time (Adult, ``benchmarks/adult.py``).
 FOREST_WINS_UP_TO_K = 2
-#: With value sets the forest runs up to this k, and the specialization only above it. Adult,
-#: age a number: the forest is kept at every k from 3 to 29 (0.0699 / 0.0766 against the
-#: specialization's 0.0731 / 0.0795 at k = 25 / 29), so running both gave the same NCP
-#: 0.5–0.7 s later; from k = 30 both give 0.0811 / 0.0905 / 0.1102 (k = 30 / 35 / 50) and the
-#: forest cost 0.6 s more. On an 8,000-record sample of Adult and on sdcMicro's test data
-#: (k = 3–25) the forest alone came within ±0.2 % of both.
+#: With value sets the forest runs up to this k, and the specialization only above it:
+#: where each was measured to win on Adult (``benchmarks/adult.py``).
 FOREST_SETS_UP_TO_K = 29
-
-
-def _lacking(labels: np.ndarray, sens: np.ndarray | None, ell: int) -> int:
-    """How many crowds of ``labels`` hold fewer than ``ell`` distinct ``sens`` codes."""
-    kept = labels >= 0
-    if sens is None or not kept.any():
-        return 0
-    pairs = np.unique(np.stack([labels[kept], sens[kept]]), axis=1)  # (crowd, code) present
-    distinct = np.bincount(pairs[0])
-    return int(((distinct > 0) & (distinct < ell)).sum())
-
-
-def polish(
-    labels: np.ndarray,
-    neighbours: np.ndarray,
-    k: int,
-    model: GeneralizationCost,
-    frag: float = FRAGMENTATION[-1],
-    sens: np.ndarray | None = None,
-    ell: int = 0,
-    rounds: int = RESPLIT_ROUNDS,
-) -> None:
-    """Lower the cost of ``labels`` in place by ``rounds`` of re-splitting pairs of
-    neighbouring crowds (:func:`~incrowd.algorithms.recoding._resplit.resplit_pairs`), each
-    followed by moves of single records; never raises it. Every crowd keeps ``k`` records
-    and, with ``ell`` ≥ 2, ``ell`` distinct ``sens`` codes; stops after a round that lowers
-    the cost by less than ``MIN_ROUND_GAIN``. ``neighbours``: each record's nearest
-    records."""
-    cm = model.kernel_args()
-    cost = model.of(labels)
-    for _ in range(rounds):
-        if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
-            break
-        improve_labels(labels, neighbours, k, True, False, model.row_cost, MAX_ROUNDS, cm,
-                       sens, ell)  # fmt: skip
-        cost, before = model.of(labels), cost
-        if cost > (1.0 - MIN_ROUND_GAIN) * before:
-            break
 
 
 class LocalRecoding(GeneralizedMethod):
@@ -404,7 +347,7 @@ class LocalRecoding(GeneralizedMethod):
             costs[name] = model.of(labels)
             # the forest builds no l-diverse crowds: its crowds lacking diversity would be
             # merged by the repair, at a cost its own does not show
-            lacking[name] = _lacking(labels, sens, ell) if ell else 0
+            lacking[name] = crowds_lacking(labels, sens, ell) if ell else 0
 
         def best() -> str:
             return min(costs, key=lambda name: (lacking[name], costs[name]))
@@ -451,24 +394,4 @@ class LocalRecoding(GeneralizedMethod):
         """The cheapest specialization over the seeds and the weighings of a split's
         parts (every crowd with ``ell`` distinct ``sens`` codes where it can): its labels,
         cost and weighing."""
-        cm = model.kernel_args()
-        cheapest = None
-        if self.seeds == "cheapest" and self.generalize == "levels" and not ell:
-            cheapest = cheapest_classes(model.n, k, cm)
-        if cheapest is not None:
-            seeds = [cheapest]
-        elif self.generalize == "levels" or ell:
-            seeds = [mean_classes(model.n, k, cm, BEAM_WIDTH, sens, ell)]
-        else:
-            top = float(cm[8].sum())
-            seeds = [global_classes(model.n, k, share * top, cm) for share in WAIT_SHARES]
-        best: tuple[np.ndarray, float, float] | None = None
-        for perm, bounds, levels in seeds:
-            for frag in FRAGMENTATION:
-                labels = np.empty(model.n, dtype=np.intp)
-                labels[perm] = specialize(k, cm, perm, bounds, levels, frag, sens, ell)
-                cost = model.of(labels)
-                if best is None or cost < best[1]:
-                    best = (labels, cost, frag)
-        assert best is not None
-        return best
+        return specialization(model, k, self.seeds, self.generalize, sens, ell)

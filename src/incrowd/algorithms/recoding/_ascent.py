@@ -1,6 +1,6 @@
 """A lower bound on the cost of local recoding that couples the records: dual ascent.
 
-The lattice bound (:func:`~incrowd.algorithms.recoding._bound.lattice_bound`) lets every
+The lattice bound (:func:`~incrowd.algorithms.recoding.bounds.lattice_bound`) lets every
 record take its cheapest class of ``k`` records, as if the other members of that class had
 no cheaper place to be. This bound prices the classes jointly.
 
@@ -52,14 +52,14 @@ import numpy as np
 
 from ..._runtime import jit
 from ...costs import GeneralizationCost
-from ._bound import (
+from ._lattice import next_lowered
+from .bounds import (
     LatticeRows,
     lattice_down,
     lattice_rows,
     lattice_top,
     lattice_walks,
 )
-from ._seed import next_lowered
 
 __all__ = ["ascent_bound"]
 
@@ -69,15 +69,13 @@ SAFETY = 1e-9
 #: A round raises a record by at most this share of its cost at the top of the lattice in
 #: the first round, and by at most ``GROWTH`` times its last raise plus ``NEXT_CAP`` of that
 #: cost in the next; any smaller raise keeps (*), and the caps let the walk pass over the
-#: classes that could not lower a raise further. Adult, k = 25, one round: a first cap of
-#: 1/32, 1/16 or 1/8 gives 0.0773, 0.0814 or 0.0840 NCP in 0.65, 0.84 or 1.28 s; with no
-#: cap, 0.0843 in about 2.5 s.
+#: classes that could not lower a raise further: nearly the uncapped bound in a third of
+#: its time (Adult, ``benchmarks/adult.py``).
 FIRST_CAP = 1 / 16
 GROWTH = 2.0
 NEXT_CAP = 1 / 1000
-#: A round of ascent gains at most this share of the round before it, as measured: on Adult
-#: (k = 5, 10, 25, 50; rounds 2 to 4) 0.46–0.65, on census records with zip codes (100,000,
-#: k = 10) 0.39 and 0.46.
+#: A round of ascent gains at most this share of the round before it: above every share
+#: measured on Adult and census records (``benchmarks/adult.py``).
 GAIN_DECAY = 0.7
 
 

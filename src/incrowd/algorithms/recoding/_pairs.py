@@ -26,8 +26,8 @@ from ..factors import factor_groups, group_labels, solve_factor, unique_edges
 
 __all__ = ["pair_crowds"]
 
-#: Candidate partners per lone record. On Adult, after the improvements: 5 / 6 / 8 / 10 give
-#: NCP 0.01989 / 0.01983 / 0.01974 / 0.01967, and 10 take 0.8 s longer than 6.
+#: Candidate partners per lone record: more lower the loss a little, at a cost in time
+#: (Adult, ``benchmarks/adult.py``).
 PAIR_CANDIDATES = 6
 
 

@@ -28,10 +28,8 @@ __all__ = ["resplit_pairs"]
 PARTNERS = 6
 #: Neighbours per record that name the neighbouring crowds.
 LOOK = 8
-#: Unions of at most this many records are split exactly (3^9 ≈ 20,000 DP steps). Measured
-#: on Adult for one round: at k = 2 the exact split loses 2–6 % less than the
-#: specialization's, at k = 3 up to 3 % less; unions of 10 would take 1.4–6 times as long
-#: at k = 4 and 5 for 0.1 %.
+#: Unions of at most this many records are split exactly (3^9 ≈ 20,000 DP steps): larger
+#: ones take far longer for little gain (Adult, ``benchmarks/adult.py``).
 EXACT_UNION = 9
 
 

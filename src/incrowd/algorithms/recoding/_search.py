@@ -60,10 +60,8 @@ from ...partition import Partition
 
 __all__ = ["lattice_nodes", "neighbourhood_classes", "node_keys", "search", "split_program"]
 
-#: Records freed at a time (or ``16 k`` if more). Adult, 30 minutes at k = 10, with this
-#: search's first form (HiGHS through ``highspy``, started from the freed crowds;
-#: ``experiments/recoding_neighbourhood_mip.py`` at a6a3dc7): 300 records reached 0.0756
-#: NCP, 600 reached 0.0758 (fewer programs solved, each slower).
+#: Records freed at a time (or ``16 k`` if more): larger neighbourhoods solve fewer, slower
+#: programs (``experiments/recoding_neighbourhood_mip.py``).
 NEIGHBOURHOOD_RECORDS = 300
 #: Each program's time limit; one not solved by then is passed over.
 PROGRAM_SECONDS = 20.0

@@ -36,24 +36,22 @@ swap; the splitting ``O(n)`` per region, ``O(n · regions)`` in all.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
 from ..._runtime import jit
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import Classes, LargestCrowd, largest_lower_bound, record_counts
-from ...data.columns import CategoricalColumn, NumericColumn
 from ...errors import InfeasibleError, InputError, ParameterError
-from ...io.tables import read_table
 from ...params import CrowdSize, Places
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
+from .places import US_ZIP, places_table, plane_coordinates
+from .spanning_tree import csr, delaunay_edges, spanning_tree
 
 __all__ = [
     "US_ZIP",
@@ -65,9 +63,6 @@ __all__ = [
     "plane_coordinates",
     "spanning_tree",
 ]
-
-#: Swaps the tree improvement makes at most, per node of the graph.
-SWAPS_PER_NODE = 4
 
 
 @dataclass(frozen=True)
@@ -84,204 +79,6 @@ class Regions(Classes):
     degree: int
     bound: int
     tree: np.ndarray
-
-
-# ----------------------------------------------------------------------------- the graph
-def delaunay_edges(points: np.ndarray) -> np.ndarray:
-    """The edges (pairs of row indices) of the Delaunay triangulation of distinct 2-d points.
-
-    Points Qhull leaves out (nearly coincident ones) are joined to their nearest vertex;
-    fewer than three points, or all on one line, give the path along the line (the
-    triangulation's degenerate case), so the graph is always connected and planar.
-    """
-    from scipy.spatial import Delaunay, QhullError
-
-    pts = np.asarray(points, dtype=np.float64)
-    n = pts.shape[0]
-    if n < 2:
-        return np.zeros((0, 2), np.intp)
-    try:
-        if n < 3:
-            raise QhullError
-        tri = Delaunay(pts)
-    except QhullError:
-        centred = pts - pts.mean(axis=0)
-        direction = np.linalg.svd(centred, full_matrices=False)[2][0]
-        order = np.argsort(centred @ direction, kind="stable")
-        return np.stack([order[:-1], order[1:]], axis=1).astype(np.intp)
-    s = tri.simplices
-    edges = np.concatenate([s[:, [0, 1]], s[:, [1, 2]], s[:, [0, 2]]])
-    if tri.coplanar.size:
-        edges = np.concatenate([edges, tri.coplanar[:, [0, 2]]])
-    return _undirected(edges, n)
-
-
-def _undirected(edges: np.ndarray, n: int) -> np.ndarray:
-    edges = np.sort(np.asarray(edges, dtype=np.int64), axis=1)
-    edges = edges[edges[:, 0] != edges[:, 1]]
-    keys = np.unique(edges[:, 0] * n + edges[:, 1])
-    return np.stack([keys // n, keys % n], axis=1).astype(np.intp)
-
-
-def _csr(n: int, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    both = np.concatenate([edges, edges[:, ::-1]])
-    graph = sparse.csr_matrix(
-        (np.ones(both.shape[0], np.int8), (both[:, 0], both[:, 1])), shape=(n, n)
-    )
-    graph.sort_indices()
-    return graph.indptr.astype(np.int64), graph.indices.astype(np.int64)
-
-
-# ----------------------------------------------------------------------------- the tree
-@jit()
-def _dfs_forest(indptr, indices):  # pragma: no cover - compiled
-    """Parent per node of a depth-first spanning forest (−1 at each root)."""
-    n = indptr.size - 1
-    parent = np.full(n, -2, np.int64)
-    cursor = indptr[:-1].copy()
-    stack = np.empty(n, np.int64)
-    for root in range(n):
-        if parent[root] != -2:
-            continue
-        parent[root] = -1
-        stack[0], top = root, 1
-        while top > 0:
-            x = stack[top - 1]
-            if cursor[x] < indptr[x + 1]:
-                y = indices[cursor[x]]
-                cursor[x] += 1
-                if parent[y] == -2:
-                    parent[y] = x
-                    stack[top] = y
-                    top += 1
-            else:
-                top -= 1
-    return parent
-
-
-@jit()
-def _euler(parent):  # pragma: no cover - compiled
-    """Degrees, entry / exit times and the children (CSR) of a forest given by parents."""
-    n = parent.size
-    degree = np.zeros(n, np.int64)
-    count = np.zeros(n + 1, np.int64)
-    for x in range(n):
-        if parent[x] >= 0:
-            degree[x] += 1
-            degree[parent[x]] += 1
-            count[parent[x] + 1] += 1
-    start = np.cumsum(count)
-    child = np.empty(max(start[n], 1), np.int64)
-    fill = start[:-1].copy()
-    for x in range(n):
-        if parent[x] >= 0:
-            child[fill[parent[x]]] = x
-            fill[parent[x]] += 1
-    tin = np.zeros(n, np.int64)
-    tout = np.zeros(n, np.int64)
-    cursor = start[:-1].copy()
-    stack = np.empty(n, np.int64)
-    clock = 0
-    for root in range(n):
-        if parent[root] != -1:
-            continue
-        stack[0], top = root, 1
-        tin[root] = clock
-        clock += 1
-        while top > 0:
-            x = stack[top - 1]
-            if cursor[x] < start[x + 1]:
-                y = child[cursor[x]]
-                cursor[x] += 1
-                tin[y] = clock
-                clock += 1
-                stack[top] = y
-                top += 1
-            else:
-                tout[x] = clock
-                top -= 1
-    return degree, tin, tout, start, child
-
-
-@jit()
-def _branch(u, x, parent, tin, tout, start, child):  # pragma: no cover - compiled
-    """The neighbour of ``u`` on the tree path from ``u`` to ``x``."""
-    if tin[u] < tin[x] < tout[u]:
-        for p in range(start[u], start[u + 1]):
-            c = child[p]
-            if tin[c] <= tin[x] < tout[c]:
-                return c
-    return parent[u]
-
-
-@jit()
-def _reroot(parent, x, stop):  # pragma: no cover - compiled
-    """Reverse the parent pointers on the path from ``x`` up to ``stop`` (``x`` a root)."""
-    previous = -1
-    while True:
-        up = parent[x]
-        parent[x] = previous
-        if x == stop:
-            return
-        previous, x = x, up
-
-
-@jit()
-def _lower_degree(indptr, indices, parent, max_swaps):  # pragma: no cover - compiled
-    """Fürer–Raghavachari swaps while they lower the largest degree of the forest."""
-    swaps = 0
-    while swaps < max_swaps:
-        degree, tin, tout, start, child = _euler(parent)
-        top = degree.max()
-        if top <= 2:
-            break
-        swapped = False
-        for u in range(parent.size):
-            if degree[u] != top:
-                continue
-            for p in range(indptr[u], indptr[u + 1]):
-                v = indices[p]
-                if degree[v] > top - 2:
-                    continue
-                for q in range(indptr[v], indptr[v + 1]):
-                    w = indices[q]
-                    if w == u or degree[w] > top - 2 or parent[v] == w or parent[w] == v:
-                        continue
-                    bv = _branch(u, v, parent, tin, tout, start, child)
-                    bw = _branch(u, w, parent, tin, tout, start, child)
-                    if bv == bw or bv == u or bw == u:
-                        continue
-                    # add (v, w), remove u's edge towards v
-                    if bv == parent[u]:  # v is outside u's subtree: hang u's part from v
-                        parent[u] = -1
-                        _reroot(parent, w, u)
-                        parent[w] = v
-                    else:  # v is below u: hang v's part from w
-                        _reroot(parent, v, bv)
-                        parent[v] = w
-                    swapped = True
-                    swaps += 1
-                    break
-                if swapped:
-                    break
-            if swapped:
-                break
-        if not swapped:
-            break
-    return parent
-
-
-def spanning_tree(n: int, edges: np.ndarray) -> tuple[np.ndarray, int]:
-    """A spanning forest of the graph (``n`` nodes, ``edges`` pairs) with a small largest
-    degree: ``(tree edges, largest degree)``. Depth-first, then degree-lowering swaps."""
-    edges = _undirected(edges, max(n, 1)) if len(edges) else np.zeros((0, 2), np.intp)
-    indptr, indices = _csr(n, edges)
-    parent = _dfs_forest(indptr, indices)
-    parent = _lower_degree(indptr, indices, parent, SWAPS_PER_NODE * n + 16)
-    kids = np.flatnonzero(parent >= 0)
-    tree = np.stack([parent[kids], kids], axis=1).astype(np.intp)
-    degree = np.bincount(tree.ravel(), minlength=n)
-    return tree, int(degree.max()) if n else 0
 
 
 # ----------------------------------------------------------------------------- splitting
@@ -414,75 +211,12 @@ def planar_regions(
             "join it to a neighbour in the graph"
         )
         raise InfeasibleError(msg)
-    indptr, indices = _csr(n, tree)
+    indptr, indices = csr(n, tree)
     labels = _split_tree(indptr, indices, w, int(k)).astype(np.intp)
     loads = np.bincount(labels, weights=w).astype(np.int64)
     lower = max(largest_lower_bound(w[(part == p) & (w > 0)], int(k)) for p in range(n_parts))
     bound = max(int(k), int(w.max())) + degree * (int(k) - 1)
     return Regions(labels, loads, lower, degree, bound, tree)
-
-
-# ----------------------------------------------------------------------------- the method
-#: ``places="us-zip"``: the bundled residents-per-zip table (zip, lat, lon).
-US_ZIP = "us-zip"
-
-
-def places_table(places: object) -> dict[str, tuple[float, float]]:
-    """Value → (longitude, latitude) from a places table: ``"us-zip"`` (bundled), a CSV path,
-    or a DataFrame; its first column names the place, ``lon`` and ``lat`` give its point."""
-    if isinstance(places, pd.DataFrame):
-        frame = places
-    elif places == US_ZIP:
-        from ...datasets import load_zip_population
-
-        frame = load_zip_population()
-    elif isinstance(places, str | os.PathLike):
-        frame = read_table(places)
-    else:
-        msg = f"places must be {US_ZIP!r}, a CSV path or a DataFrame, got {places!r}"
-        raise ParameterError(msg)
-    missing = [c for c in ("lon", "lat") if c not in frame.columns]
-    if missing:
-        msg = f"the places table needs columns 'lon' and 'lat' (missing: {', '.join(missing)})"
-        raise InputError(msg)
-    lon = pd.to_numeric(frame["lon"], errors="coerce").to_numpy(dtype=np.float64)
-    lat = pd.to_numeric(frame["lat"], errors="coerce").to_numpy(dtype=np.float64)
-    keys = frame.iloc[:, 0].astype(str).to_numpy()
-    return {key: (x, y) for key, x, y in zip(keys, lon, lat, strict=True)
-            if np.isfinite(x) and np.isfinite(y)}  # fmt: skip
-
-
-def plane_coordinates(space: MetricSpace, places: object = US_ZIP) -> np.ndarray:
-    """One point per record (n × 2): the two numeric quasi-identifiers as given (longitude
-    and latitude, not rescaled), or the point of the record's place (its one categorical
-    quasi-identifier, a zip code) in the ``places`` table."""
-    if space.columns:
-        numeric = [c for c in space.columns if isinstance(c, NumericColumn)]
-        if len(space.columns) == 2 and len(numeric) == 2:
-            return np.column_stack([c.values for c in numeric]).astype(np.float64)
-        if len(space.columns) == 1 and isinstance(space.columns[0], CategoricalColumn):
-            column = space.columns[0]
-            lookup = places_table(places)
-            unknown = next((v for v in column.categories if v not in lookup), None)
-            if unknown is not None:
-                msg = (
-                    f"value {unknown!r} of {column.name!r} is not a place of the places table "
-                    f"({places if isinstance(places, str) else 'given'}); give the table of "
-                    "places (value, lon, lat) with places=..."
-                )
-                raise InputError(msg)
-            points = np.array([lookup[v] for v in column.categories], dtype=np.float64)
-            return points[column.codes]
-        names = ", ".join(c.name for c in space.columns)
-        msg = (
-            "planar regions need a place per record: two numeric quasi-identifiers "
-            f"(longitude and latitude) or one categorical one (a zip code); got {names}"
-        )
-        raise InputError(msg)
-    if space.geometry.numeric.shape[1] != 2 or space.geometry.codes.shape[1]:
-        msg = f"planar regions need points with two coordinates, got {space.dim}"
-        raise InputError(msg)
-    return np.asarray(space.geometry.numeric, dtype=np.float64)
 
 
 class PlanarRegions(Algorithm):

@@ -15,8 +15,8 @@ Our users run on shared servers and in locked-down containers, so:
   writable (a read-only image, no home directory) they are compiled in memory each run,
   never failing for want of a cache. numba's index of cached kernels is a pickle, so
   whoever can write it runs code as us: a folder is used only if it is ours and nobody
-  else may write it or swap it (:func:`_private_folder`); another is passed over, with
-  one line on stderr. numba checks a cached kernel only against the file that defines it,
+  else may write it or swap it (:mod:`incrowd._runtime.folders`); another is passed over,
+  with one line on stderr. numba checks a cached kernel only against the file that defines it,
   and a kernel compiles in the kernels it calls from other files: after a change to those
   (a ``git pull`` in a clone), it would load stale code. So each folder of cached kernels
   is stamped with a digest of all the package's sources, and emptied of kernels when the
@@ -25,22 +25,19 @@ Our users run on shared servers and in locked-down containers, so:
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import hashlib
 import inspect
 import os
-import shutil
-import stat
-import sys
-import tempfile
 import threading
 import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+
+from .folders import _cache_candidates, _private_folder, prepare_matplotlib
 
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
@@ -111,96 +108,6 @@ def threads() -> int:
 
 
 # ------------------------------------------------------------------ compiled kernels
-def _others_may_write(info: os.stat_result) -> bool:
-    """Whether users other than the owner may write a folder. Its group may, when it is the
-    owner's own private group (what a umask of 002 gives on Debian and Ubuntu)."""
-    if info.st_mode & stat.S_IWOTH:
-        return True
-    if not info.st_mode & stat.S_IWGRP:
-        return False
-    try:
-        import grp
-        import pwd
-
-        user, group = pwd.getpwuid(info.st_uid), grp.getgrgid(info.st_gid)
-    except (ImportError, KeyError):
-        return True
-    return not (group.gr_gid == user.pw_gid and group.gr_name == user.pw_name
-                and set(group.gr_mem) <= {user.pw_name})  # fmt: skip
-
-
-def _distrust(folder: Path, info: os.stat_result) -> str | None:
-    """Why files in ``folder`` may have been written by someone else (None: they cannot)."""
-    if stat.S_ISLNK(info.st_mode):
-        return "a symbolic link"
-    if not stat.S_ISDIR(info.st_mode):
-        return "not a folder"
-    if info.st_uid != os.geteuid():
-        return f"owned by uid {info.st_uid}, not you"
-    if _others_may_write(info):
-        return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
-    # whoever owns or may write a folder above it may swap it (or the path to it) for a
-    # folder of theirs, unless that folder is sticky, as /tmp is: there only an entry's
-    # owner may rename or remove it. Every folder above, as named and as resolved, counts.
-    absolute = Path(os.path.abspath(folder))
-    for chain in (absolute.parents, Path(os.path.realpath(folder)).parents):
-        for above in chain:
-            up = os.stat(above)
-            if up.st_uid not in (0, os.geteuid()):
-                return f"{above} belongs to uid {up.st_uid}"
-            if _others_may_write(up) and not up.st_mode & stat.S_ISVTX:
-                return f"{above} is writable by others (mode {stat.S_IMODE(up.st_mode):04o})"
-    return None
-
-
-#: The first folder refused, once one was (its line is printed once).
-_REFUSED: list[Path] = []
-
-
-@functools.cache
-def _private_folder(folder: Path) -> bool:
-    """Whether ``folder`` may hold files that this process loads as code — numba's index
-    of cached kernels is a pickle: whoever can write it runs code as us. Only a real folder
-    of ours that nobody else may write qualifies; an absent one is made, mode 0700. One
-    line on stderr when a folder we could write is refused (an unwritable one, such as
-    a read-only install's, is passed over quietly)."""
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=0o700)
-        info = os.lstat(folder)
-        why = _distrust(folder, info) if hasattr(os, "geteuid") else None
-    except OSError:
-        return False
-    if why is not None:
-        if os.access(folder, os.W_OK) and not _REFUSED:  # one line per process, not per folder
-            _REFUSED.append(folder)
-            print(f"incrowd: not caching compiled code in {folder}: {why}", file=sys.stderr)
-        return False
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError:
-        return False
-    return True
-
-
-def _cache_candidates() -> list[Path]:
-    """Folders for caches of ours, best first, when the package's own cannot be used: the
-    user's cache directory, else one in the temporary directory."""
-    candidates = []
-    if os.environ.get("XDG_CACHE_HOME"):
-        candidates.append(Path(os.environ["XDG_CACHE_HOME"]) / "incrowd")
-    with contextlib.suppress(RuntimeError, KeyError):
-        if Path.home().is_dir():  # never make a missing home (root could)
-            candidates.append(Path.home() / ".cache" / "incrowd")
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    temp = Path(tempfile.gettempdir())
-    if temp.resolve() != Path.cwd().resolve():  # tempfile's last resort is the user's folder
-        candidates.append(temp / f"incrowd-{uid}-cache")
-    return candidates
-
-
 @functools.cache
 def _cache_enabled() -> bool:
     """Whether numba may cache compiled kernels, choosing a private folder for them: the
@@ -247,7 +154,7 @@ def _kernel_folder(fn: Callable[..., Any]) -> str | None:
 #: In each folder of cached kernels: the digest of the sources they were compiled from.
 SOURCES_STAMP = "incrowd-sources.key"
 #: The package's sources, whose digest stamps the cached kernels.
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 _stamped: set[str] = set()
 _stamping = threading.Lock()
 
@@ -340,46 +247,6 @@ def variant(fn: Callable[..., Any], suffix: str, names: dict[str, Any]) -> Calla
     copy.__qualname__ = fn.__qualname__ + suffix
     copy.__module__ = fn.__module__
     return copy
-
-
-# ------------------------------------------------------------------ matplotlib
-def _matplotlib_may_write() -> bool:
-    """Whether matplotlib can write the folders it would choose itself (and make them, as
-    it would on import)."""
-    try:
-        if not Path.home().is_dir():  # matplotlib would make it, running as root
-            return False
-        if sys.platform.startswith(("linux", "freebsd")):
-            folders = [Path(os.environ.get(name) or Path.home() / default, "matplotlib")
-                       for name, default in (("XDG_CONFIG_HOME", ".config"),
-                                             ("XDG_CACHE_HOME", ".cache"))]  # fmt: skip
-        else:
-            folders = [Path.home() / ".matplotlib"]
-        for folder in folders:
-            folder.resolve().mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
-        return False
-    return all(os.access(folder.resolve(), os.W_OK) for folder in folders)
-
-
-def prepare_matplotlib() -> None:
-    """Call before importing matplotlib. Where it cannot write its own folders (a read-only
-    install, no writable home), matplotlib makes a temporary one, warns twice on stderr,
-    and builds its font cache afresh: ``MPLCONFIGDIR`` names a private folder of ours
-    instead, kept across runs where one can be (its ``matplotlibrc`` is read as settings,
-    which may name a module to import)."""
-    if os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules or sys.platform == "win32":
-        return
-    if _matplotlib_may_write():
-        return
-    for folder in _cache_candidates():
-        if _private_folder(folder) and _private_folder(folder / "matplotlib"):
-            os.environ["MPLCONFIGDIR"] = str(folder / "matplotlib")
-            return
-    with contextlib.suppress(OSError):
-        temporary = tempfile.mkdtemp(prefix="incrowd-matplotlib-")  # mode 0700
-        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
-        os.environ["MPLCONFIGDIR"] = temporary
 
 
 # ------------------------------------------------------------------ coarse parallelism

@@ -1,0 +1,215 @@
+"""``incrowd anonymize``: read a table, anonymize it, write the release and its metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+# its help and defaults are shown in --help
+from ..pipeline.settings import Settings
+from ._options import REQUIRED, ListOpt
+from ._output import (
+    err_console,
+    errors,
+    literal,
+    native_stdout_hidden,
+    out_console,
+    parse_pairs,
+    progress,
+)
+
+__all__ = ["anonymize"]
+
+
+def _setting(name: str, *flags: str, required: bool = False) -> Any:
+    """The option of setting ``name``, with the help and the shown default its declaration
+    gives (:meth:`Settings.option`), so that each is written once."""
+    option = Settings.option(name)
+    return typer.Option(
+        *flags,
+        help=f"{option.help} {REQUIRED}" if required else option.help,
+        show_default=True if option.shown is None else option.shown,
+    )
+
+
+def anonymize(
+    input: Annotated[
+        Path | None,
+        typer.Argument(help=f"{Settings.option('input').help} {REQUIRED}", show_default=False),
+    ] = None,
+    qi: Annotated[ListOpt, _setting("qi", "--qi", required=True)] = None,
+    k: Annotated[int | None, _setting("k", "--k", required=True)] = None,
+    out: Annotated[Path | None, _setting("out", "--out", required=True)] = None,
+    sensitive: Annotated[ListOpt, _setting("sensitive")] = None,
+    identifier: Annotated[ListOpt, _setting("identifier")] = None,
+    insensitive: Annotated[ListOpt, _setting("insensitive")] = None,
+    hierarchy: Annotated[ListOpt, _setting("hierarchy")] = None,
+    categorical: Annotated[ListOpt, _setting("categorical")] = None,
+    numeric: Annotated[ListOpt, _setting("numeric")] = None,
+    method: Annotated[str | None, _setting("method")] = None,
+    param: Annotated[ListOpt, _setting("params")] = None,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Fraction of records that may stay unclustered.")
+    ] = None,
+    max_clusters: Annotated[
+        int | None, typer.Option(help="Largest number of crowds (kr-center methods).")
+    ] = None,
+    norm: Annotated[int | None, _setting("norm")] = None,
+    release: Annotated[str | None, _setting("release")] = None,
+    center: Annotated[str | None, _setting("center")] = None,
+    generalize: Annotated[str | None, _setting("generalize")] = None,
+    weights: Annotated[ListOpt, _setting("weights")] = None,
+    allow_deletion: Annotated[
+        bool,
+        typer.Option(help="forest: delete a row (counted as suppressed) when that costs less."),
+    ] = False,
+    seed: Annotated[int | None, _setting("seed")] = None,
+    sep: Annotated[str | None, _setting("sep")] = None,
+    na_values: Annotated[ListOpt, _setting("na_values")] = None,
+    missing: Annotated[str | None, _setting("missing")] = None,
+    csv_formulas: Annotated[str | None, _setting("csv_formulas")] = None,
+    l: Annotated[float | None, _setting("l", "--l")] = None,  # noqa: E741 - the literature's name
+    l_kind: Annotated[str | None, _setting("l_kind")] = None,
+    c: Annotated[float | None, _setting("c", "--c")] = None,
+    t: Annotated[float | None, _setting("t", "--t")] = None,
+    t_kind: Annotated[str | None, _setting("t_kind")] = None,
+    scheduler: Annotated[str | None, _setting("scheduler")] = None,
+    workers: Annotated[int | None, _setting("workers")] = None,
+    block_size: Annotated[int | None, _setting("block_size")] = None,
+    blocks: Annotated[int | None, _setting("blocks")] = None,
+    block_by: Annotated[ListOpt, _setting("block_by")] = None,
+    spill: Annotated[str | None, _setting("spill")] = None,
+    config: Annotated[Path | None, typer.Option(help="TOML job file (flags override it).")] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
+) -> None:
+    """Anonymize INPUT and write the release and its JSON metadata."""
+    from rich.markup import escape
+
+    from ..errors import InputError
+    from ..io.tables import TableFile, read_table
+    from ..io.targets import check_release_target
+    from ..pipeline.job import build_schema, parse_weights, split_list
+    from ..pipeline.run import anonymize_with
+    from ..release import metadata_path
+
+    with errors():
+        job = Settings.from_toml(config) if config else Settings()
+        job = job.replace(
+            input=str(input) if input else None,
+            out=str(out) if out else None,
+            k=k,
+            method=method,
+            release=release,
+            center=center,
+            generalize=generalize,
+            csv_formulas=csv_formulas,
+            l=l,
+            l_kind=l_kind,
+            c=c,
+            t=t,
+            t_kind=t_kind,
+            scheduler=scheduler,
+            workers=workers,
+            block_size=block_size,
+            blocks=blocks,
+            block_by=split_list(block_by),
+            spill=spill,
+            weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
+            seed=seed,
+            sep=sep,
+            missing=missing,
+            na_values=split_list(na_values),
+            qi=split_list(qi),
+            sensitive=split_list(sensitive),
+            identifier=split_list(identifier),
+            insensitive=split_list(insensitive),
+            categorical=split_list(categorical),
+            numeric=split_list(numeric),
+            hierarchy=parse_pairs(hierarchy, "--hierarchy"),
+            params={n: literal(v) for n, v in parse_pairs(param, "--param").items()}
+            | ({"epsilon": epsilon} if epsilon is not None else {})
+            | ({"max_clusters": max_clusters} if max_clusters is not None else {})
+            | ({"allow_deletion": True} if allow_deletion else {}),
+            norm=norm,
+        )
+        if job.input is None or job.out is None or job.k is None:
+            lacking = [
+                f
+                for f, v in (("INPUT", job.input), ("--out", job.out), ("--k", job.k))
+                if v is None
+            ]
+            msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
+            raise InputError(msg)
+        inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
+        check_release_target(job.out, protect=inputs)  # before any work is done
+        # native libraries' console lines stay out of the summary (Dask's local worker
+        # processes, started meanwhile, inherit the hidden descriptor too)
+        with progress(not quiet and err_console.is_terminal) as stage, native_stdout_hidden():
+            # blockwise, only the quasi-identifiers are read whole: the table may be larger
+            # than memory (incrowd.distributed)
+            table: Any = (TableFile(job.input, sep=job.sep, na_values=job.na_values)
+                          if job.blocked else
+                          read_table(job.input, sep=job.sep, na_values=job.na_values))  # fmt: skip
+            schema = build_schema(job, table)
+            if job.blocked:
+                from ..distributed import write_blocks
+
+                options = {
+                    "method": job.method,
+                    "release": job.release,
+                    "params": job.params,
+                    "seed": job.seed,
+                    "missing": job.missing,
+                    "center": job.center,
+                    "norm": job.norm,
+                    "generalize": job.generalize,
+                    "diversity": job.diversity,
+                }
+                stage("cutting blocks")
+                result: Any = write_blocks(
+                    table, schema, job.k, job.out, protect=inputs, formulas=job.csv_formulas,
+                    block_size=job.block_size, blocks=job.blocks, by=job.block_by,
+                    scheduler=job.scheduler or "local", workers=job.workers,
+                    spill=job.spilled,
+                    on_block=lambda done, total: stage("blocks", done, total), **options,
+                )  # fmt: skip
+            else:
+                result = anonymize_with(table, schema, job, on_stage=stage)
+                stage("writing the release")
+                result.write(job.out, formulas=job.csv_formulas, protect=inputs)
+        meta = result.metadata
+        loss = meta["loss"]
+        merged = meta["n_crowds"] - meta["n_groups"]
+        groups = (
+            f" (published as {meta['n_groups']} groups of identical quasi-identifiers: "
+            f"{merged} crowds generalize to the same values as another)"
+            if merged
+            else ""
+        )
+        out_console.print(
+            f"[bold green]released[/] {meta['n_released']} of {meta['n_input']} records "
+            f"({meta['n_suppressed']} suppressed) in {meta['n_crowds']} crowds{groups}; "
+            f"k achieved {meta['k_achieved']} (asked {meta['k']})"
+        )
+        ratio = meta["certified_ratio"]
+        certified = f"; certified ratio {ratio:.3f}" if ratio is not None else ""
+        if meta.get("blocked_certified_ratio") is not None:
+            certified += f"; blocked certified ratio {meta['blocked_certified_ratio']:.3f}"
+        l_sse = "—" if loss["l_sse"] is None else f"{loss['l_sse']:.3f} %"
+        blocks = meta.get("blocking", {}).get("n_blocks")
+        out_console.print(
+            f"loss: NCP {loss['ncp']:.4f}, L_SSE {l_sse}, "
+            f"discernibility {loss['discernibility']:.4g}{certified}; {meta['seconds']:.2f} s"
+            + (f" ({blocks} blocks)" if blocks else "")
+        )
+        if meta["withheld_columns"]:
+            out_console.print(f"not published: {escape(', '.join(meta['withheld_columns']))}")
+        out_console.print(f"wrote {escape(job.out)} and {escape(str(metadata_path(job.out)))}")
+
+
+def _files(specs: Iterable[str]) -> list[str]:
+    """The hierarchy specs that name files (not ``prefix`` / ``intervals:``)."""
+    return [s for s in specs if Path(s).is_file()]

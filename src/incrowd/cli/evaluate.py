@@ -1,0 +1,56 @@
+"""``incrowd evaluate``: the information loss of a release relative to its original."""
+
+from __future__ import annotations
+
+from ._options import (
+    HierarchyOpt,
+    LabelsOpt,
+    MissingOpt,
+    NumbersOpt,
+    OriginalArg,
+    QiOpt,
+    ReleaseArg,
+    SepOpt,
+    original_and_release,
+)
+from ._output import errors, out_console
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    input: OriginalArg,
+    release: ReleaseArg,
+    qi: QiOpt,
+    hierarchy: HierarchyOpt = None,
+    categorical: LabelsOpt = None,
+    numeric: NumbersOpt = None,
+    sep: SepOpt = None,
+    missing: MissingOpt = "error",
+) -> None:
+    """Print the information loss of RELEASE relative to INPUT."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..measures.loss import evaluate_release
+
+    with errors():
+        table, schema, files = original_and_release(
+            input, release, qi, hierarchy, categorical, numeric, None, sep, missing
+        )
+        meta = files.metadata
+        figures = evaluate_release(table, files.table, schema, meta)
+    grid = Table(title=f"information loss of {escape(str(release))}", show_header=True)
+    grid.add_column("measure")
+    grid.add_column("value", justify="right")
+    grid.add_column("recorded at release", justify="right")
+    recorded = dict((meta or {}).get("loss", {})) | {
+        k: (meta or {}).get(k)
+        for k in ("n_input", "n_released", "n_suppressed", "n_groups", "k_achieved")
+    }
+    for key, value in figures.items():
+        shown = "—" if value is None else (f"{value:.6g}" if isinstance(value, float) else value)
+        rec = recorded.get(key)
+        rec_shown = "" if rec is None else (f"{rec:.6g}" if isinstance(rec, float) else str(rec))
+        grid.add_row(key, str(shown), rec_shown)
+    out_console.print(grid)

@@ -1,0 +1,80 @@
+"""``incrowd verify``: check a written release from the published file alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._options import ListOpt, QiOpt
+from ._output import err_console, errors, out_console
+
+__all__ = ["verify"]
+
+
+def verify(
+    release: Annotated[Path, typer.Argument(help="A written release (CSV, Parquet, dataset).")],
+    qi: QiOpt,
+    k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
+    sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
+    sensitive: Annotated[
+        ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
+    ] = None,
+    l: Annotated[  # noqa: E741
+        float | None, typer.Option("--l", help="Also check l-diversity.")
+    ] = None,
+    l_kind: Annotated[str, typer.Option(help="distinct | entropy | recursive.")] = "distinct",
+    c: Annotated[float, typer.Option("--c", help="recursive (c,l)-diversity: c.")] = 1.0,
+    t: Annotated[float | None, typer.Option("--t", help="Also check t-closeness.")] = None,
+    t_kind: Annotated[str, typer.Option(help="equal | ordered | auto.")] = "auto",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Check a dataset's files on Dask: local | tcp://HOST:PORT "
+            "(k-anonymity and counts; l / t are checked in this process)."
+        ),
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
+) -> None:
+    """Check a release from the published file alone; exit 0 only if it is k-anonymous
+    (and l-diverse / t-close when asked).
+
+    Records whose published quasi-identifiers are identical form one group, so crowds that
+    generalize to the same values count together. A release is read part by part (a
+    dataset's files, a file's chunks), never whole, unless l / t are asked.
+    """
+    from rich.markup import escape
+
+    from ..pipeline.job import split_list
+    from ..pipeline.settings import Settings
+    from ..privacy.verify import verify as check
+
+    with errors():
+        job = Settings(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
+        if (scheduler or workers is not None) and job.diversity is not None:
+            import warnings
+
+            from ..errors import IncrowdWarning
+
+            warnings.warn("l-diversity / t-closeness are checked in this process: --scheduler "
+                          "/ --workers have no effect", IncrowdWarning, stacklevel=1)  # fmt: skip
+        if (scheduler or workers is not None) and job.diversity is None:
+            from ..distributed import verify_release
+
+            report = verify_release(release, split_list(qi), k, sep=sep,
+                                    scheduler=scheduler or "local", workers=workers)  # fmt: skip
+        else:
+            report = check(release, split_list(qi), k, sep=sep, diversity=job.diversity,
+                           sensitive=split_list(sensitive) or None)  # fmt: skip
+    if report.ok:
+        out_console.print(
+            f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "
+            f"{report.n_records} records in {report.n_classes} groups of identical "
+            f"quasi-identifiers, smallest {report.k_achieved})"
+            + (f"; every group meets {job.diversity.describe()}" if job.diversity else "")
+        )
+        return
+    for problem in report.problems:
+        err_console.print(f"[bold red]FAILED[/]: {escape(problem)}", soft_wrap=True)
+    raise typer.Exit(1)
