@@ -3,7 +3,7 @@
 It shares no code with incrowd's scorer: it reads the input table, the published table and
 the hierarchy files (ARX CSV: ``;``-separated, no header) with pandas and the csv module,
 and nothing else. The benchmark (``adult.py``) scores every release with it, and
-``tests/test_ncp_definition.py`` checks that the NCP incrowd writes into a release's
+``tests/measures/test_ncp_definition.py`` checks that the NCP incrowd writes into a release's
 metadata equals it.
 
 Per published cell (input of ``n`` records, quasi-identifiers ``Q``):

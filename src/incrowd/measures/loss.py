@@ -4,7 +4,7 @@ from the release's partition (the figures of its metadata) or from the published
 Rows of a release are shuffled and carry no identifiers, so records cannot be matched one to
 one: measured from a published table, every figure comes from the published cells and the
 domains of the input columns (and the suppressed count in the metadata). The two agree on
-every release (``tests/test_evaluate.py``, ``tests/test_ncp_definition.py``).
+every release (``tests/measures/test_evaluate.py``, ``tests/measures/test_ncp_definition.py``).
 
 - **NCP**, the normalized certainty penalty of every cell as :mod:`incrowd.data.ncp` defines
   it (a range by its width over the input's range, ``*`` as the whole range, a label or a

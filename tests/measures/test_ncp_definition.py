@@ -18,7 +18,7 @@ from incrowd import Hierarchical, Hierarchy, Numeric, Schema
 from incrowd.datasets import ADULT_QIS, adult_hierarchy_path
 from incrowd.measures.loss import evaluate_release
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import ncp_checker  # noqa: E402
 
 
