@@ -159,18 +159,6 @@ def test_the_method_catalogue_is_what_the_classes_say():
     assert sorted(CATALOGUE) == sorted(METHODS)
 
 
-def test_listing_the_methods_imports_no_algorithm():
-    import subprocess
-    import sys
-
-    code = ("import sys; from incrowd.cli.app import run; run(['methods']); "
-            "print([m for m in sys.modules if m.startswith(('incrowd.algorithms.', 'numba'))"
-            " and not m.endswith('catalogue')], file=sys.stderr)")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)  # fmt: skip
-    assert "local-recoding" in done.stdout and done.stderr.strip() == "[]", done.stderr
-
-
 def test_precompile_fits_every_method_of_the_registry(monkeypatch):
     """``incrowd precompile`` fits every method of ``incrowd.algorithms.METHODS`` (so a method
     added to the registry is compiled ahead of time with no other change): the fits are

@@ -216,6 +216,20 @@ def check_weights(value: object, name: str = "weights") -> object:
     return value
 
 
+def check_norm(norm: object) -> None:
+    """The distance's norm: 1 (L1) or 2 (Euclidean); ``True`` is not 1.
+
+    >>> check_norm(2)
+    >>> check_norm(True)
+    Traceback (most recent call last):
+    ...
+    incrowd.errors.ParameterError: norm must be 1 or 2, got True
+    """
+    if norm not in (1, 2) or isinstance(norm, bool):
+        msg = f"norm must be 1 or 2, got {norm!r}"
+        raise ParameterError(msg)
+
+
 class Weights(Constraint):
     """Attribute weights: None, or a mapping checked by :func:`check_weights`."""
 

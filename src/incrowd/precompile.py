@@ -71,6 +71,6 @@ def precompile(*, parallel: bool = False, on_step: Callable[[str], None] | None 
         costs.GeneralizationCost.on(space).subset_costs(6, 2)
     if parallel:
         say("mdav (parallel)")
-        for space in spaces[:1] if algorithms.MDAV.tags.coordinates else spaces:
+        for space in spaces:
             compile_parallel(space.geometry_in(2))
     return time.perf_counter() - start

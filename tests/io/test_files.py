@@ -82,6 +82,27 @@ def test_a_directory_target_leaves_nothing_and_names_the_target(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
 
 
+def test_a_file_that_appears_while_the_output_is_written_is_not_replaced(tmp_path):
+    """The replace rule is asked again under the folder's lock: another program's file that
+    appeared after the first check (a long blockwise write) is refused, not overwritten."""
+    from incrowd.io.atomic import write_new
+    from incrowd.io.targets import NEVER
+
+    target = tmp_path / "page.html"
+
+    def writer(fh):
+        target.write_text("someone else's")  # appears between the check and the rename
+        fh.write(b"incrowd page")
+
+    with pytest.raises(OutputError, match="page.html"):
+        commit([Output(target, writer, replaceable=NEVER)])
+    assert target.read_text() == "someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]  # no temporary left
+    target.unlink()
+    write_new(target, b"incrowd page")
+    assert target.read_bytes() == b"incrowd page"
+
+
 def test_a_failing_writer_leaves_the_previous_files(tmp_path):
     target = tmp_path / "t.csv"
     target.write_text("old\n")

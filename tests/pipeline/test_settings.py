@@ -9,6 +9,7 @@ from strategies import PEOPLE
 
 from incrowd import InputError, Numeric, ParameterError, Schema, anonymize
 from incrowd.pipeline.settings import Settings
+from incrowd.privacy.models import Diversity
 
 #: A valid value, other than the default, of every setting (a new setting needs one here).
 VALID = {
@@ -54,7 +55,8 @@ def test_every_setting_is_a_job_file_key_and_every_key_a_setting(tmp_path):
         assert getattr(read, name) == value, name
     for name in Settings.names():  # and each one alone
         path.write_text(_toml({name: VALID[name]}))
-        assert getattr(Settings.from_toml(path), name) is not None
+        alone = getattr(Settings.from_toml(path), name)
+        assert alone == getattr(read, name), name
     path.write_text(_toml({"k": 3, "colour": "red"}))
     with pytest.raises(InputError, match="unknown setting 'colour'"):
         Settings.from_toml(path)
@@ -64,9 +66,9 @@ def test_every_setting_is_a_job_file_key_and_every_key_a_setting(tmp_path):
 def test_every_setting_is_declared_with_its_type_default_help_and_rule():
     for name in Settings.names():
         option = Settings.option(name)
-        assert option.name == name and option.type and option.help.endswith("."), option
-        assert option.default == getattr(Settings(), name)
+        assert option.type and option.help.endswith("."), option
     assert Settings.option("norm").constraint == "1 | 2"
+    assert Settings.option("method").constraint == "a name of `incrowd methods`"
     assert Settings.option("weights").constraint == "{name: weight > 0}"
     assert Settings.option("release").shown == "generalized"
 
@@ -168,15 +170,14 @@ def test_each_rule_refuses_the_same_values_from_python_toml_and_the_command_line
 
 
 def test_anonymize_builds_its_method_whole():
-    """The run gives the method its published form, seed and l when it is made (no
-    adjusting after), and the method's own ``params`` cannot override them."""
-    from incrowd.pipeline.run import _fixed, make_algorithm, method_class
-
+    """The run gives the method its published form and seed when it is made (no adjusting
+    after), and the method's own ``params`` cannot override them."""
     schema = Schema({"age": Numeric()}, sensitive=["disease"])
-    settings = Settings.of_run(3, generalize="sets", seed=7, params={"generalize": "levels"})
-    cls = method_class("local-recoding")
-    algorithm = make_algorithm("local-recoding", 3, settings.params,
-                               **_fixed(cls, settings, 7, schema))  # fmt: skip
-    assert (algorithm.generalize, algorithm.random_state) == ("sets", 7)
-    with_l = Settings.of_run(3, l=2)
-    assert _fixed(cls, with_l, 7, schema)["l"] == 2
+    fitted = []
+    anonymize(PEOPLE, schema, 3, generalize="sets", seed=7, params={"generalize": "levels"},
+              on_fitted=lambda method, _space: fitted.append(method))  # fmt: skip
+    assert (fitted[0].generalize, fitted[0].random_state) == ("sets", 7)
+    fitted.clear()
+    anonymize(PEOPLE, schema, 3, diversity=Diversity(l=2),
+              on_fitted=lambda method, _space: fitted.append(method))  # fmt: skip
+    assert fitted[0].l == 2

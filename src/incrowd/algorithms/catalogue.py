@@ -9,7 +9,7 @@ not kept by hand: :func:`from_classes` gives it afresh, and ``tests/test_layers.
 
 from __future__ import annotations
 
-__all__ = ["CATALOGUE", "from_classes"]
+__all__ = ["CATALOGUE", "check_method", "from_classes"]
 
 #: method name → (guarantee, objective, reference)
 CATALOGUE: dict[str, tuple[str, str, str]] = {
@@ -112,3 +112,20 @@ def from_classes() -> dict[str, tuple[str, str, str]]:
 
     return {name: (cls.guarantee.text, cls.cost_class.name, cls.guarantee.reference)
             for name, cls in sorted(METHODS.items())}  # fmt: skip
+
+
+def check_method(method: object) -> None:
+    """Raise :class:`~incrowd.ParameterError` unless ``method`` names a registered method
+    (without importing any algorithm).
+
+    >>> check_method("mdav")
+    >>> check_method("kmeans")
+    Traceback (most recent call last):
+    ...
+    incrowd.errors.ParameterError: unknown method 'kmeans'; choose one of: 2-anonymity, ...
+    """
+    if method not in CATALOGUE:
+        from ..errors import ParameterError
+
+        msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(CATALOGUE))}"
+        raise ParameterError(msg)

@@ -117,7 +117,7 @@ def anonymize(
             blocks=blocks,
             block_by=split_list(block_by),
             spill=spill,
-            weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights"), "--weights"),
+            weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights")),
             seed=seed,
             sep=sep,
             missing=missing,

@@ -65,6 +65,7 @@ from ..data.schema import Schema
 from ..errors import IncrowdWarning
 from ..io.release_format import (
     FormulaPolicy,
+    PartWriter,
     changed_files,
     file_sha256,
     read_release_parts,
@@ -91,7 +92,6 @@ from ._combine import combine, metadata
 from ._cut import cut_blocks
 from ._plan import make_plan
 from ._run import Block, run_blocks
-from ._sink import BlockSink
 from ._source import FrameBlocks, SpilledBlocks
 
 __all__ = ["WrittenRelease", "anonymize_blocks", "cut_blocks", "verify_release", "write_blocks"]
@@ -217,7 +217,7 @@ def write_blocks(
             release = combine(plan, [result])
             paths = release.write(out, sep, formulas=formulas, protect=protect)
             return WrittenRelease(paths[0], paths[1], dict(release.metadata))
-        sink = BlockSink(out, protect=protect, sep=sep, formulas=formulas)
+        sink = PartWriter(out, protect=protect, sep=sep, formulas=formulas)
         parts: FrameBlocks | SpilledBlocks | None = None
         try:
             parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]

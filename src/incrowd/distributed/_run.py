@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..data.schema import Schema
 from ..errors import IncrowdError
-from ..io.release_format import COUNT, FormulaPolicy
+from ..io.release_format import COUNT, EncodedPart, FormulaPolicy, encode_part
 from ..pipeline.run import anonymize_with
 from ..pipeline.settings import Settings
 from ..privacy.verify import group_sizes
@@ -22,7 +22,6 @@ from ._bound import LeftOutTerms, global_bound_part
 from ._client import reached
 from ._cut import Cut
 from ._plan import Plan
-from ._sink import EncodedPart, encode_part
 
 __all__ = ["IN_FLIGHT", "Block", "largest_first", "run_block", "run_blocks"]
 

@@ -127,9 +127,7 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         raise ValueError(msg)
     for out, path in zip(outputs, paths, strict=True):
         check_target(path, directory=out.staged is not None and out.staged.is_dir())
-        if out.replaceable is not None and path.exists() and not out.replaceable(path):
-            text = refuse_message(path) if refuse_message else f"{path} exists; not replacing it"
-            raise OutputError(text)
+    _refuse_existing(outputs, paths, refuse_message)  # before any work
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -150,6 +148,8 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
         target = paths[0]
         with _locked(folder):
             _recover_folder(folder)  # this group's own journal among the folder's
+            # again under the lock: a file that appeared while the outputs were written
+            _refuse_existing(outputs, paths, refuse_message)
             pairs = [(s.name(folder, p), p) for s, p in zip(staged, paths, strict=True)]
             journal = journal_path(paths[0])
             _write_journal(journal, pairs)
@@ -159,11 +159,22 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
             _fsync_dir(folder)
             with contextlib.suppress(FileNotFoundError):
                 journal.unlink()
+    except OutputError:
+        raise
     except OSError as exc:
         raise OutputError(f"cannot write {target}: {reason(exc)}") from None
     finally:
         for s in staged:
             s.discard()
+
+
+def _refuse_existing(
+    outputs: Sequence[Output], paths: Sequence[Path], refuse_message: Callable[[Path], str] | None
+) -> None:
+    for out, path in zip(outputs, paths, strict=True):
+        if out.replaceable is not None and path.exists() and not out.replaceable(path):
+            text = refuse_message(path) if refuse_message else f"{path} exists; not replacing it"
+            raise OutputError(text)
 
 
 def write_new(path: str | os.PathLike[str], data: bytes) -> Path:

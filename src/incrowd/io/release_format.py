@@ -152,7 +152,7 @@ class EncodedPart:
 
     data: bytes
     rows: int
-    header: bytes  # a CSV part's header line (what the one CSV file keeps once)
+    header: bytes  # a CSV part's header line (what the one CSV file keeps once); b"" in a dataset
 
 
 def encode_part(table: pd.DataFrame, dataset: bool, sep: str,
@@ -161,7 +161,8 @@ def encode_part(table: pd.DataFrame, dataset: bool, sep: str,
     frame = table if dataset else escape_formulas(table, formulas)
     buffer, header = io.BytesIO(), io.BytesIO()
     dump_table(frame, buffer, parquet=dataset, sep=sep)
-    dump_table(frame.iloc[:0], header, parquet=False, sep=sep)  # the columns of an empty copy
+    if not dataset:
+        dump_table(frame.iloc[:0], header, parquet=False, sep=sep)  # an empty copy's columns
     return EncodedPart(buffer.getvalue(), len(table), header.getvalue())
 
 
@@ -202,12 +203,13 @@ class PartWriter:
         suffix = ".parquet" if self.dataset else ".csv"
         name = f"part-{index + 1:05d}{suffix}"
         with open(self.stage / name, "wb") as fh:
-            sink = Hashing(fh)
-            sink.write(part.data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        self.parts[index] = {"file": name, "rows": part.rows, "sha256": sink.digest.hexdigest(),
-                             "bytes": sink.size, "header": part.header}  # fmt: skip
+            fh.write(part.data)
+            if self.dataset:  # a dataset's parts are the release; a CSV's are copied and synced
+                fh.flush()
+                os.fsync(fh.fileno())
+        self.parts[index] = {"file": name, "rows": part.rows, "header": part.header}
+        if self.dataset:
+            self.parts[index]["sha256"] = hashlib.sha256(part.data).hexdigest()
 
     def commit(self, metadata: Mapping[str, Any]) -> tuple[Path, Path, dict[str, Any]]:
         """Name the release: the table (dataset directory or CSV file) and its metadata;

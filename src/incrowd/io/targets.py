@@ -5,8 +5,10 @@
   this process can create files in (:func:`check_target`).
 - A release (a table and its metadata, :mod:`incrowd.io.release_format`) may replace only
   an earlier release, never one of the run's inputs (:func:`check_release_target`).
-- Any other output (a built hierarchy, a report) is new: an existing file is never
-  replaced, nor an input (:func:`check_new_file`).
+- Any other output of a command (a built hierarchy, a report) is new: an existing file is
+  never replaced, nor an input (:func:`check_new_file`). The Python function
+  :func:`incrowd.write_table` is the exception: like ``DataFrame.to_csv`` it replaces its
+  target (atomically), because a Python caller names the file on purpose.
 
 The commit protocol (:mod:`incrowd.io.atomic`) checks the same again under its lock, with
 the ``replaceable`` of each output: :data:`NEVER`, or :func:`release_replaceable`.
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import OutputError
+from .staging import reason
 
 __all__ = [
     "FORMAT", "NEVER", "TABLE_SUFFIXES", "check_new_file", "check_release_path",
@@ -61,7 +64,7 @@ def check_target(path: str | os.PathLike[str], *, directory: bool = False) -> Pa
             pass
     except OSError as exc:
         raise OutputError(f"cannot write {target}: the folder {folder} is not writable "
-                          f"({exc.strerror or str(exc)})") from None  # fmt: skip
+                          f"({reason(exc)})") from None  # fmt: skip
     return target
 
 
@@ -77,7 +80,7 @@ def check_new_file(
     """Refuse, before any work, an output that exists or is one of the inputs ``protect``."""
     target = Path(path)
     for guarded in protect:
-        if target.exists() and Path(guarded).exists() and target.samefile(guarded):
+        if same_file(target, Path(guarded)):
             msg = f"refusing to write {target}: it is an input of this run"
             raise OutputError(msg)
     check_target(target)

@@ -251,7 +251,7 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     return with_weights(schema, job.weights)
 
 
-def parse_weights(items: Mapping[str, Any], where: str = "") -> dict[str, float]:
+def parse_weights(items: Mapping[str, Any]) -> dict[str, float]:
     """Attribute weights from ``{name: number or text}``, as numbers where they read as
     numbers (:class:`Settings` checks them: :func:`incrowd.params.check_weights`)."""
     out: dict[str, Any] = {}

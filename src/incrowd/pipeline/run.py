@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import __version__
 from ..algorithms import METHODS
+from ..algorithms.catalogue import check_method
 from ..algorithms.release_polish import polish_release
 from ..base import Algorithm
 from ..costs import SSE, MaxRadius, certified_ratio, l_sse
@@ -60,11 +61,8 @@ DEFAULT_METHODS = {
 
 def method_class(method: str) -> type[Algorithm]:
     """The registered class of ``method``."""
-    cls = METHODS.get(method)
-    if cls is None:
-        msg = f"unknown method {method!r}; choose one of: {', '.join(sorted(METHODS))}"
-        raise ParameterError(msg)
-    return cls
+    check_method(method)
+    return METHODS[method]
 
 
 def make_algorithm(

@@ -121,7 +121,8 @@ class Settings:
     )
     k: int | None = _option(None, "Minimum crowd size.", CrowdSize())
     method: str | None = _option(
-        None, "See `incrowd methods`.", "a name of `incrowd methods`",
+        None, "See `incrowd methods`.",
+        _Check("..algorithms.catalogue", "check_method", "a name of `incrowd methods`"),
         shown="local-recoding (generalized release), mdav (the others)",
     )  # fmt: skip
     release: str = _option(
@@ -143,8 +144,10 @@ class Settings:
         None, "centers release: centroid | medoid.",
         _Check("..release.centers", "check_center", "centroid | medoid"), shown="centroid",
     )  # fmt: skip
-    norm: int | None = _option(None, "Distance: 1 (L1) or 2 (Euclidean).", OneOf(1, 2),
-                               shown="the method's")  # fmt: skip
+    norm: int | None = _option(
+        None, "Distance: 1 (L1) or 2 (Euclidean).", _Check("..params", "check_norm", "1 | 2"),
+        shown="the method's",
+    )  # fmt: skip
     generalize: str = _option("levels", "generalized release: hierarchy levels | value sets {a|b}.",
                               OneOf("levels", "sets"))  # fmt: skip
     csv_formulas: str = _option(

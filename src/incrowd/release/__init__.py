@@ -18,16 +18,16 @@ if TYPE_CHECKING:
     from .microaggregate import release_microaggregated
 
 _WHERE = {
-    "RELEASE_FORMS": "_release",
-    "Release": "_release",
-    "ReleaseForm": "_release",
-    "release_centers": "centers",
+    "RELEASE_FORMS": "._release",
+    "Release": "._release",
+    "ReleaseForm": "._release",
+    "release_centers": ".centers",
     "ReleaseFiles": "..io.release_format",
     "metadata_path": "..io.release_format",
     "read_release": "..io.release_format",
     "write_release": "..io.release_format",
-    "release_generalized": "generalize",
-    "release_microaggregated": "microaggregate",
+    "release_generalized": ".generalize",
+    "release_microaggregated": ".microaggregate",
 }
 
 __all__ = [
@@ -48,9 +48,7 @@ def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         msg = f"module {__name__!r} has no attribute {name!r}"
         raise AttributeError(msg)
-    where = _WHERE[name]
-    module = importlib.import_module(where if where.startswith(".") else f".{where}", __name__)
-    value = getattr(module, name)
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
     globals()[name] = value
     return value
 

@@ -30,6 +30,7 @@ from ..data.columns import CategoricalColumn, NumericColumn, QIColumn, encode_qi
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError
 from ..io.tables import as_dataframe
+from ..params import check_norm
 from .geometry import Geometry, numeric_offset_scale
 from .neighbours.index import NeighbourIndex
 
@@ -95,7 +96,7 @@ class MetricSpace:
         if not np.all(np.isfinite(arr)):
             msg = "points contain NaN or infinite values"
             raise InputError(msg)
-        _check_norm(norm)
+        check_norm(norm)
         blocks = tuple(Block(f"x{j}", "raw", numeric=j) for j in range(arr.shape[1]))
         return cls(Geometry.from_array(arr, norm), blocks)
 
@@ -104,7 +105,7 @@ class MetricSpace:
         cls, table: pd.DataFrame, schema: Schema, norm: Literal[1, 2] = 2
     ) -> MetricSpace:
         """Embed the quasi-identifiers of ``table`` as described in the module docstring."""
-        _check_norm(norm)
+        check_norm(norm)
         columns = tuple(encode_qis(as_dataframe(table), schema))
         geometry = Geometry.from_columns(columns, norm, key=("space", norm))
         blocks, num, code = [], 0, 0
@@ -223,9 +224,3 @@ class MetricSpace:
             else:
                 out[lo : lo + 128] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
         return out
-
-
-def _check_norm(norm: object) -> None:
-    if norm not in (1, 2) or isinstance(norm, bool):
-        msg = f"norm must be 1 or 2, got {norm!r}"
-        raise ParameterError(msg)

@@ -21,8 +21,8 @@ After the algorithm each crowd may move its center to a member when that is chea
 only lowers the cost.
 
 **Candidates at scale.** The LP has a candidate for every record and every distance from
-it. Up to :data:`COMPLETE_UP_TO` records the growth sees them all; beyond, each center's
-radii up to its m-th neighbour (:func:`list_length`). The dual grown there is then checked
+it. Up to ``_growth.COMPLETE_UP_TO`` records the growth sees them all; beyond, each center's
+radii up to its m-th neighbour (``_growth.list_length``). The dual grown there is then checked
 against *every* candidate (:mod:`._certify`) and scaled down by the worst
 violation, so ``lower_bound_`` is proven for the full problem; ``dual_scale_`` says by how
 much it was scaled (1: no candidate was violated).
@@ -39,16 +39,14 @@ from ...costs import SetupCost
 from ...params import CrowdSize, Interval, outlier_budget
 from ...space.metric_space import MetricSpace
 from ._certify import feasible_scale
-from ._growth import COMPLETE_UP_TO, Dual, list_length
+from ._growth import Dual
 from .clustering import PAPER, CellularClustering
 
 __all__ = [
-    "COMPLETE_UP_TO",
     "CellularClustering",
     "RCellular",
     "RCellularOutliers",
     "compile_kernels",
-    "list_length",
 ]
 
 
@@ -149,7 +147,7 @@ class RCellularOutliers(RCellular):
 
 def compile_kernels() -> None:
     """Compile the certificate's exact searches, which only inputs beyond
-    :data:`COMPLETE_UP_TO` records reach."""
+    ``_growth.COMPLETE_UP_TO`` records reach."""
     num = np.zeros((3, 1))
     codes = np.zeros((3, 1), dtype=np.intp)
     for c in (codes, codes[:, :0]):

@@ -30,9 +30,9 @@ from .._shared.improve import improve_labels
 from ..forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds, size_limit
 from ._ascent import ascent_bound
 from ._pairs import pair_crowds
-from ._polish import MIN_ROUND_GAIN, RESPLIT_ROUNDS, crowds_lacking, polish
+from ._polish import RESPLIT_ROUNDS, crowds_lacking, polish
 from ._search import search
-from ._specialize import BEAM_WIDTH, FRAGMENTATION, WAIT_SHARES, specialization
+from ._specialize import FRAGMENTATION, specialization
 from .bounds import (
     CROWD_BOUND_MAX_K,
     CROWD_BOUND_MAX_ROWS,
@@ -49,13 +49,10 @@ from .bounds import (
 
 __all__ = [
     "ASCENT_ROUNDS",
-    "BEAM_WIDTH",
     "FOREST_SETS_UP_TO_K",
     "FOREST_WINS_UP_TO_K",
     "FRAGMENTATION",
-    "MIN_ROUND_GAIN",
     "RESPLIT_ROUNDS",
-    "WAIT_SHARES",
     "LocalRecoding",
     "polish",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "tree_lists",
 ]  # fmt: skip
 
+#: Deduplicate rows for the dense tree when it is at least this wide (trees are weak there)
 #: and the distinct rows are at most this fraction of the records.
 DEDUP_MIN_DIM = 9
 DEDUP_MAX_FRACTION = 0.9
