@@ -66,6 +66,7 @@ _SOURCES = {
     "check_k_anonymity": "privacy.verify",
     "verify": "privacy.verify",
     "Release": "release",
+    "ReleaseMetadata": "io.metadata",
     "read_release": "release",
     "release_centers": "release",
     "release_generalized": "release",
@@ -108,6 +109,7 @@ __all__ = [
     "RGather",
     "RGatherOutliers",
     "Release",
+    "ReleaseMetadata",
     "Schema",
     "SchemaError",
     "ThreeAnonymity",
@@ -180,6 +182,7 @@ if TYPE_CHECKING:  # pragma: no cover
         PrivacyViolation,
         SchemaError,
     )
+    from .io.metadata import ReleaseMetadata
     from .io.tables import read_table, write_table
     from .measures.risk import assess_risk
     from .partition import Partition

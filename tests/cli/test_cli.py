@@ -542,3 +542,20 @@ def test_a_scheduler_that_would_not_be_used_is_one_warning(people, tmp_path):
     result = invoke("verify", tmp_path / "out.csv", "--qi", "age", "--k", "3", "--workers", "2")
     assert result.exit_code == 0, result.output
     assert result.stderr.count("warning:") == 1 and "no effect" in result.stderr
+
+
+def test_homogeneous_classes_are_one_warning_line_and_a_risk_line(tmp_path):
+    # two crowds of 3: one holds only "flu" (attribute disclosure), the other two values
+    table = pd.DataFrame({"age": [20, 21, 22, 60, 61, 62], "sex": ["f"] * 3 + ["m"] * 3,
+                          "disease": ["flu"] * 3 + ["cold", "flu", "cold"]})  # fmt: skip
+    path = tmp_path / "small.csv"
+    table.to_csv(path, index=False)
+    made = anonymize(path, tmp_path, "--qi", "age,sex", "--sensitive", "disease", "--k", "3",
+                     "--seed", "1")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    warned = [line for line in made.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 1, made.stderr
+    assert "1 of 2 published classes (3 records)" in warned[0] and "--l 2" in warned[0]
+    risk = invoke("risk", path, tmp_path / "out.csv", "--qi", "age,sex")
+    assert risk.exit_code == 0, risk.output
+    assert "attribute disclosure of 'disease': 3 records in 1 classes" in risk.stdout

@@ -19,6 +19,7 @@ from ._output import (
     out_console,
     parse_pairs,
     progress,
+    warn,
 )
 
 __all__ = ["anonymize"]
@@ -92,7 +93,7 @@ def anonymize(
     from ..io.tables import TableFile, read_table
     from ..io.targets import check_release_target
     from ..pipeline.job import build_schema, parse_weights, split_list
-    from ..pipeline.run import anonymize_with
+    from ..pipeline.run import anonymize_with, homogeneity_warnings
     from ..release import metadata_path
 
     with errors():
@@ -181,32 +182,34 @@ def anonymize(
                 stage("writing the release")
                 result.write(job.out, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata
-        loss = meta["loss"]
-        merged = meta["n_crowds"] - meta["n_groups"]
+        loss = meta.loss
+        merged = (meta.n_crowds or 0) - (meta.n_groups or 0)
         groups = (
-            f" (published as {meta['n_groups']} groups of identical quasi-identifiers: "
+            f" (published as {meta.n_groups} groups of identical quasi-identifiers: "
             f"{merged} crowds generalize to the same values as another)"
             if merged
             else ""
         )
         out_console.print(
-            f"[bold green]released[/] {meta['n_released']} of {meta['n_input']} records "
-            f"({meta['n_suppressed']} suppressed) in {meta['n_crowds']} crowds{groups}; "
-            f"k achieved {meta['k_achieved']} (asked {meta['k']})"
+            f"[bold green]released[/] {meta.n_released} of {meta.n_input} records "
+            f"({meta.n_suppressed} suppressed) in {meta.n_crowds} crowds{groups}; "
+            f"k achieved {meta.k_achieved} (asked {meta.k})"
         )
-        ratio = meta["certified_ratio"]
+        ratio = meta.certified_ratio
         certified = f"; certified ratio {ratio:.3f}" if ratio is not None else ""
-        if meta.get("blocked_certified_ratio") is not None:
-            certified += f"; blocked certified ratio {meta['blocked_certified_ratio']:.3f}"
-        l_sse = "—" if loss["l_sse"] is None else f"{loss['l_sse']:.3f} %"
-        blocks = meta.get("blocking", {}).get("n_blocks")
+        if meta.blocked_certified_ratio is not None:
+            certified += f"; blocked certified ratio {meta.blocked_certified_ratio:.3f}"
+        l_sse = "—" if loss.get("l_sse") is None else f"{loss['l_sse']:.3f} %"
+        blocks = (meta.blocking or {}).get("n_blocks")
         out_console.print(
             f"loss: NCP {loss['ncp']:.4f}, L_SSE {l_sse}, "
-            f"discernibility {loss['discernibility']:.4g}{certified}; {meta['seconds']:.2f} s"
+            f"discernibility {loss['discernibility']:.4g}{certified}; {meta.seconds or 0:.2f} s"
             + (f" ({blocks} blocks)" if blocks else "")
         )
-        if meta["withheld_columns"]:
-            out_console.print(f"not published: {escape(', '.join(meta['withheld_columns']))}")
+        if meta.withheld_columns:
+            out_console.print(f"not published: {escape(', '.join(meta.withheld_columns))}")
+        for line in homogeneity_warnings(meta):
+            warn(line)
         out_console.print(f"wrote {escape(job.out)} and {escape(str(metadata_path(job.out)))}")
 
 

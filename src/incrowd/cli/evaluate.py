@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._options import (
     HierarchyOpt,
     LabelsOpt,
@@ -44,10 +46,13 @@ def evaluate(
     grid.add_column("measure")
     grid.add_column("value", justify="right")
     grid.add_column("recorded at release", justify="right")
-    recorded = dict((meta or {}).get("loss", {})) | {
-        k: (meta or {}).get(k)
-        for k in ("n_input", "n_released", "n_suppressed", "n_groups", "k_achieved")
-    }
+    recorded: dict[str, Any] = {}
+    if meta is not None:
+        recorded = dict(meta.loss) | {
+            "n_input": meta.n_input, "n_released": meta.n_released,
+            "n_suppressed": meta.n_suppressed, "n_groups": meta.n_groups,
+            "k_achieved": meta.k_achieved,
+        }  # fmt: skip
     for key, value in figures.items():
         shown = "—" if value is None else (f"{value:.6g}" if isinstance(value, float) else value)
         rec = recorded.get(key)

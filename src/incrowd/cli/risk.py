@@ -77,3 +77,9 @@ def risk(
         f"{shown(link['records_below_k'])} records with fewer than k={report.k} consistent "
         f"records, {shown(link['records_unmatched'])} consistent with none"
     )
+    for name, f in report.attribute_disclosure.items():
+        out_console.print(
+            f"attribute disclosure of {escape(repr(name))}: {f['records']} records in "
+            f"{f['classes']} classes that hold a single value of it (at risk whatever k is; "
+            "--l 2 when anonymizing prevents it)"
+        )

@@ -63,6 +63,7 @@ from typing import Any
 
 from ..data.schema import Schema
 from ..errors import IncrowdWarning
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import (
     FormulaPolicy,
     PartWriter,
@@ -75,7 +76,6 @@ from ..io.targets import check_release_target
 from ..params import check_k
 from ..pipeline.settings import Settings
 from ..privacy.verify import (
-    PART_META,
     PartCheck,
     VerificationReport,
     add_up,
@@ -83,6 +83,7 @@ from ..privacy.verify import (
     checked_request,
     finish_check,
     merge_checks,
+    part_metadata,
     verify,
 )
 from ..release import Release
@@ -104,7 +105,7 @@ class WrittenRelease:
 
     path: Path
     metadata_path: Path
-    metadata: dict[str, Any]
+    metadata: ReleaseMetadata
 
 
 def _settings(k: int, seed: int | None, scheduler: str, workers: int | None,
@@ -216,13 +217,13 @@ def write_blocks(
             [(_, result)] = list(run_blocks(plan, whole.part, settings, reached, workers, on_block))
             release = combine(plan, [result])
             paths = release.write(out, sep, formulas=formulas, protect=protect)
-            return WrittenRelease(paths[0], paths[1], dict(release.metadata))
+            return WrittenRelease(paths[0], paths[1], release.metadata)
         sink = PartWriter(out, protect=protect, sep=sep, formulas=formulas)
         parts: FrameBlocks | SpilledBlocks | None = None
         try:
             parts = (SpilledBlocks(source, plan.blocks, len(plan.frame), out)  # type: ignore[arg-type]
                      if spilled else FrameBlocks(plan.frame, plan.blocks))  # fmt: skip
-            metas: dict[int, dict[str, Any]] = {}
+            metas: dict[int, ReleaseMetadata] = {}
             bounds: dict[int, float | LeftOutTerms | None] = {}
             classes = []
             done = run_blocks(plan, parts.part, settings, reached, workers, on_block, sink.encoding)
@@ -231,7 +232,7 @@ def write_blocks(
                 # a union of k-anonymous tables is k-anonymous
                 assert block.encoded is not None
                 sink.add(i, block.encoded)
-                metas[i], bounds[i] = dict(block.metadata), block.bound
+                metas[i], bounds[i] = block.metadata, block.bound
                 classes.append(block.sizes)
             order = range(len(plan.blocks))
             meta = metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
@@ -270,8 +271,8 @@ def verify_release(
             warnings.warn(f"{path} is one file, checked in this process: {unused} has no "
                           "effect", IncrowdWarning, stacklevel=2)  # fmt: skip
         return verify(path, qi, k, sep=sep)
-    meta = dict(files.metadata or {})
-    slim = {key: meta[key] for key in PART_META if key in meta}  # not a line per part to each
+    meta = ReleaseMetadata.of(files.metadata)
+    slim = part_metadata(meta)  # not a line per part to each worker
     with client(scheduler, workers) as reached:
         from distributed import as_completed
 
@@ -287,7 +288,8 @@ def verify_release(
     return finish_check(merged, k, meta, changed_files(meta, digests), path)
 
 
-def _check_file(path: Path, qi: list[str], meta: dict[str, Any]) -> tuple[str, str, PartCheck]:
+def _check_file(path: Path, qi: list[str],
+                meta: ReleaseMetadata) -> tuple[str, str, PartCheck]:  # fmt: skip
     from ..io.tables import read_parquet_file
 
     digest = file_sha256(path)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..data.schema import Schema
 from ..errors import IncrowdError
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, EncodedPart, FormulaPolicy, encode_part
 from ..pipeline.run import anonymize_with
 from ..pipeline.settings import Settings
@@ -33,7 +34,7 @@ class Block:
     bound (None without one), and its group sizes."""
 
     release: Release | None
-    metadata: Mapping[str, Any]
+    metadata: ReleaseMetadata
     bound: float | LeftOutTerms | None
     sizes: pd.Series
     encoded: EncodedPart | None = None

@@ -34,6 +34,7 @@ import pandas as pd
 from ..errors import InputError
 from .atomic import Output, commit, resolve
 from .formulas import FormulaPolicy, escape_formulas, unescape_formulas
+from .metadata import ReleaseMetadata
 from .staging import staging_directory
 from .tables import (
     check_input_file,
@@ -90,7 +91,7 @@ class Hashing(io.RawIOBase):
 
 def write_release(
     table: pd.DataFrame,
-    metadata: Mapping[str, Any],
+    metadata: ReleaseMetadata | Mapping[str, Any],
     path: str | os.PathLike[str],
     *,
     sep: str = ",",
@@ -125,25 +126,26 @@ def _hashed(fh: BinaryIO, state: dict[str, Any], fill: Callable[[BinaryIO], None
 
 def _commit_release(
     target: Path,
-    metadata: Mapping[str, Any],
+    metadata: ReleaseMetadata | Mapping[str, Any],
     state: dict[str, Any],
     *,
     write: Callable[[BinaryIO], None] | None = None,
     staged: Path | None = None,
-) -> dict[str, Any]:
-    """Commit a release's table (written by ``write``, which fills ``state``, or ``staged``)
-    and its metadata: ``metadata``, the format marker and ``state``, as written (returned)."""
+) -> ReleaseMetadata:
+    """Commit a release's table (written by ``write``, which fills ``state`` with the
+    table's SHA-256 and size, or ``staged``) and its metadata: ``metadata`` with the format
+    marker and ``state``, as written (returned)."""
     meta_target = metadata_path(target)
     replaceable = release_replaceable(meta_target)
-    written: dict[str, Any] = {}
+    written: list[ReleaseMetadata] = []
 
     def write_metadata(fh: BinaryIO) -> None:
-        written.update(dict(metadata) | {"format": FORMAT} | state)
-        fh.write(metadata_json(written))
+        written.append(ReleaseMetadata.of(metadata).replace(format=FORMAT, **state))
+        fh.write(metadata_json(written[-1]))
 
     commit([Output(target, write, replaceable, staged),
             Output(meta_target, write_metadata, replaceable)], refuse_message=refusal)  # fmt: skip
-    return written
+    return written[-1]
 
 
 @dataclass(frozen=True)
@@ -211,7 +213,7 @@ class PartWriter:
         if self.dataset:
             self.parts[index]["sha256"] = hashlib.sha256(part.data).hexdigest()
 
-    def commit(self, metadata: Mapping[str, Any]) -> tuple[Path, Path, dict[str, Any]]:
+    def commit(self, metadata: ReleaseMetadata) -> tuple[Path, Path, ReleaseMetadata]:
         """Name the release: the table (dataset directory or CSV file) and its metadata;
         returns their paths and the metadata as written."""
         ordered = [self.parts[i] for i in sorted(self.parts)]
@@ -230,7 +232,8 @@ class PartWriter:
 
         try:
             if self.dataset:
-                state["files"] = [{k: p[k] for k in ("file", "rows", "sha256")} for p in ordered]
+                listed = ("file", "rows", "sha256")
+                state["files"] = tuple({k: p[k] for k in listed} for p in ordered)
                 written = _commit_release(self.target, metadata, state, staged=self.stage)
             else:
                 written = _commit_release(self.target, metadata, state, write=write_csv)
@@ -243,10 +246,10 @@ class PartWriter:
         shutil.rmtree(self.stage, ignore_errors=True)
 
 
-def metadata_json(content: Mapping[str, Any]) -> bytes:
+def metadata_json(content: ReleaseMetadata) -> bytes:
     """The bytes of a release's JSON metadata file: strict JSON, which every parser reads (a
     figure that is not a finite number is written as null, never as ``NaN``)."""
-    text = json.dumps(strict_json(content), indent=2, sort_keys=True, allow_nan=False)
+    text = json.dumps(strict_json(content.to_json()), indent=2, sort_keys=True, allow_nan=False)
     return (text + "\n").encode()
 
 
@@ -273,7 +276,7 @@ class ReleaseFiles:
     and the SHA-256 of the table file as found on disk (of each part of a dataset)."""
 
     table: pd.DataFrame
-    metadata: dict[str, Any] | None
+    metadata: ReleaseMetadata | None
     sha256: str | dict[str, str]
 
 
@@ -298,7 +301,7 @@ class ReleaseParts:
     dataset, or chunks of a CSV or Parquet file. Its metadata, its part files, and the
     SHA-256 of each file read so far (by part name; ``"the table"`` for a single file)."""
 
-    metadata: dict[str, Any] | None
+    metadata: ReleaseMetadata | None
     paths: list[Path]
     sha256: dict[str, str] = field(default_factory=dict)
     sep: str | None = None
@@ -341,25 +344,22 @@ def read_release_parts(path: str | os.PathLike[str], *, sep: str | None = None) 
     return ReleaseParts(meta, [table_path], sep=check_sep(sep), dataset=False)
 
 
-def release_parts(folder: Path, meta: Mapping[str, Any] | None) -> list[Path]:
+def release_parts(folder: Path, meta: ReleaseMetadata | None) -> list[Path]:
     """The part files of a dataset release: those its metadata lists, else every one."""
-    files = (meta or {}).get("files")
-    names = [str(f.get("file")) for f in files if isinstance(f, dict)] if isinstance(
-        files, list) else None  # fmt: skip
-    return parquet_parts(folder, names)
+    files = None if meta is None else meta.files
+    return parquet_parts(folder, None if files is None else [str(f.get("file")) for f in files])
 
 
-def changed_files(meta: Mapping[str, Any], found: str | Mapping[str, str]) -> list[str]:
+def changed_files(meta: ReleaseMetadata, found: str | Mapping[str, str]) -> list[str]:
     """Files of a release whose SHA-256 differs from what its metadata recorded."""
     if isinstance(found, str):
-        recorded = meta.get("table_sha256")
+        recorded = meta.table_sha256
         return ["the table"] if recorded is not None and recorded != found else []
-    files = meta.get("files") if isinstance(meta.get("files"), list) else []
-    listed = [(str(f.get("file")), f.get("sha256")) for f in files if isinstance(f, dict)]
+    listed = [(str(f.get("file")), f.get("sha256")) for f in meta.files or ()]
     return [name for name, digest in listed if found.get(name) != digest]
 
 
-def _read_metadata(meta: Path) -> dict[str, Any] | None:
+def _read_metadata(meta: Path) -> ReleaseMetadata | None:
     if not meta.is_file():
         return None
     try:
@@ -367,10 +367,7 @@ def _read_metadata(meta: Path) -> dict[str, Any] | None:
     except (ValueError, UnicodeDecodeError) as exc:
         msg = f"{meta}: not valid JSON metadata ({exc})"
         raise InputError(msg) from exc
-    if not isinstance(data, dict):
-        msg = f"{meta}: metadata must be a JSON object"
-        raise InputError(msg)
-    return data
+    return ReleaseMetadata.from_json(data, where=str(meta))
 
 
 def file_sha256(path: Path) -> str:

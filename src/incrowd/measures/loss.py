@@ -46,6 +46,7 @@ from ..data.columns import (
 from ..data.ncp import domain_size, label_penalties, present_values, range_of_label
 from ..data.schema import Numeric, Schema
 from ..errors import InputError
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
 from ..partition import Partition
 from ..privacy.models import published_figures
@@ -261,24 +262,25 @@ def evaluate_release(
     original: pd.DataFrame,
     published: pd.DataFrame,
     schema: Schema,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: ReleaseMetadata | Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Loss figures of ``published`` (a release of ``original`` under ``schema``)."""
-    meta = dict(metadata or {})
-    recorded = meta.get("qi")
-    if recorded is not None and set(map(str, recorded)) != set(schema.qi_names):
+    meta = ReleaseMetadata.of(metadata)
+    recorded = meta.qi
+    if recorded and set(recorded) != set(schema.qi_names):
         msg = (
             f"the release was made with quasi-identifiers {', '.join(map(str, recorded))}, "
             f"not {', '.join(schema.qi_names)}; evaluate it with the same --qi"
         )
         raise InputError(msg)
-    form = str(meta.get("release") or ("centers" if COUNT in published.columns else "records"))
+    form = meta.release or ("centers" if COUNT in published.columns else "records")
     report = verify(published, schema.qi_names, 1, metadata=meta)
     if report.problems and report.n_records == 0:
         raise InputError(report.problems[0])
     columns = encode_qis(original, schema)
-    n_input = int(meta.get("n_input", len(original)))
-    n_suppressed = int(meta.get("n_suppressed", max(n_input - report.n_records, 0)))
+    n_input = len(original) if meta.n_input is None else meta.n_input
+    n_suppressed = max(n_input - report.n_records, 0) if meta.n_suppressed is None else (
+        meta.n_suppressed)  # fmt: skip
     out: dict[str, Any] = {
         "form": form,
         "n_input": n_input,
@@ -301,7 +303,7 @@ def evaluate_release(
         out["sse"], out["l_sse"] = _numeric_sse(original, published, schema, form)
     if form == "centers" and RADIUS in published.columns and len(published):
         out["max_radius"] = float(pd.to_numeric(published[RADIUS]).max())
-    names = [c for c in (schema.sensitive or meta.get("sensitive", [])) if c in published]
+    names = [c for c in (schema.sensitive or meta.sensitive) if c in published]
     if names and len(published):
         figures = published_figures(published, schema.qi_names, names, form == "centers")
         for name, values in figures.items():

@@ -46,7 +46,9 @@ import pandas as pd
 from ..data.columns import CategoricalColumn, encode_qis
 from ..data.schema import Schema
 from ..errors import InputError
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
+from ..privacy.models import published_figures
 from ..release.generalize import SUPPRESSED_VALUE
 from ..space.metric_space import MetricSpace
 from ._linkage import link_by_cells
@@ -80,6 +82,9 @@ class RiskReport:
     #: per published class: its records ``f`` and the original records consistent ``F``
     class_sizes: np.ndarray = field(repr=False)
     class_population: np.ndarray = field(repr=False)
+    #: per sensitive column: the classes holding a single value of it and their records,
+    #: at risk of attribute disclosure whatever k is
+    attribute_disclosure: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain JSON-able values (the arrays left out)."""
@@ -96,6 +101,7 @@ class RiskReport:
             "linkage": self.linkage,
             "max_reidentification_probability": self.linkage["max_reidentification_probability"],
             "records_below_k": self.linkage["records_below_k"],
+            "attribute_disclosure": self.attribute_disclosure,
         }
 
 
@@ -105,7 +111,7 @@ def assess_risk(
     schema: Schema,
     *,
     k: int | None = None,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: ReleaseMetadata | Mapping[str, Any] | None = None,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> RiskReport:
     """Re-identification risk of ``published`` (a release of ``original`` under ``schema``).
@@ -113,7 +119,7 @@ def assess_risk(
     ``k`` (default: the release metadata's) is the crowd size the linkage attack checks
     against. See the module docstring for how each release form is matched.
     """
-    meta = dict(metadata or {})
+    meta = ReleaseMetadata.of(metadata)
     if not 0 < threshold <= 1:
         msg = f"the risk threshold must be in (0, 1], got {threshold!r}"
         raise InputError(msg)
@@ -122,8 +128,8 @@ def assess_risk(
     if missing:
         msg = f"the published table has no column {missing[0]!r}"
         raise InputError(msg)
-    form = str(meta.get("release") or ("centers" if COUNT in published.columns else "records"))
-    k = int(k if k is not None else meta.get("k", 1))
+    form = meta.release or ("centers" if COUNT in published.columns else "records")
+    k = int(k if k is not None else (meta.k or 1))
     if k < 1:
         msg = f"k must be a positive integer, got {k}"
         raise InputError(msg)
@@ -138,7 +144,7 @@ def assess_risk(
     first_row = np.full(n_classes, -1, dtype=np.intp)
     first_row[group[::-1]] = np.arange(group.size)[::-1]
     n_released = int(sizes.sum())
-    n_input = int(meta.get("n_input", len(original)))
+    n_input = len(original) if meta.n_input is None else meta.n_input
     risk = np.repeat(1.0 / np.maximum(sizes, 1), sizes)
     prosecutor = {
         "highest": float(risk.max()) if risk.size else 0.0,
@@ -156,7 +162,7 @@ def assess_risk(
         columns = encode_qis(original, schema)
         per_combo, per_class, combo_of = link_by_cells(columns, keys, first_row, sizes)
     else:
-        norm = int((meta.get("parameters") or {}).get("norm") or 2)
+        norm = int(meta.parameters.get("norm") or 2)
         radii = (
             pd.to_numeric(published[RADIUS], errors="coerce").to_numpy()[first_row]
             if form == "centers" and RADIUS in published.columns
@@ -182,8 +188,14 @@ def assess_risk(
         "records_at_risk": int((journalist_risk > threshold).sum()),
     }
     marketer = float((sizes / population).sum() / max(n_released, 1))
+    names = [c for c in (schema.sensitive or meta.sensitive) if c in published.columns]
+    disclosure = {
+        name: {"classes": int(f["homogeneous_classes"]), "records": int(f["homogeneous_records"])}
+        for name, f in published_figures(published, qi, names, form == "centers").items()
+    }
     return RiskReport(form, k, threshold, n_input, n_released, n_classes, prosecutor,
-                      journalist, marketer, linkage, consistent, sizes, population)  # fmt: skip
+                      journalist, marketer, linkage, consistent, sizes, population,
+                      disclosure)  # fmt: skip
 
 
 def _distances(

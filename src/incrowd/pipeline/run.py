@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import secrets
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .. import __version__
 from ..algorithms import METHODS
@@ -17,13 +19,14 @@ from ..base import Algorithm
 from ..costs import SSE, MaxRadius, certified_ratio, l_sse
 from ..data.columns import MissingPolicy, handle_missing
 from ..data.schema import Schema
-from ..errors import InfeasibleError, ParameterError
+from ..errors import IncrowdWarning, InfeasibleError, ParameterError
+from ..io.metadata import ReleaseMetadata
 from ..io.tables import as_dataframe
 from ..measures.loss import ncp_loss, published_discernibility
 from ..params import check_k
 from ..partition import Partition
 from ..postprocess import enforce
-from ..privacy.models import Diversity, builds_for, sensitive_codes
+from ..privacy.models import Diversity, builds_for, published_figures, sensitive_codes
 from ..privacy.verify import verify
 from ..release import (
     Release,
@@ -136,7 +139,10 @@ def anonymize(
         k, method=method, release=release, params=params, seed=seed, missing=missing,
         center=center, norm=norm, generalize=generalize, diversity=diversity,
     )  # fmt: skip
-    return anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
+    published = anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
+    for line in homogeneity_warnings(published.metadata):
+        warnings.warn(line, IncrowdWarning, stacklevel=2)
+    return published
 
 
 def anonymize_with(
@@ -276,41 +282,72 @@ def anonymize_with(
         loss[objective.name] = objective.priced(partition.labels, centers)
     mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
-    metadata = dict(out.metadata) | {
-        "method": method,
-        "parameters": _jsonable(algorithm.get_params()) | {"norm": norm},
-        "seed": seed,
-        "version": __version__,
-        "k": k,
-        "n_input": n_input,
-        "n_released": partition.n_assigned,
-        "n_suppressed": n_suppressed,
-        "n_dropped_missing": n_dropped,
-        "loss": loss,
-        "cost": cost,
-        "objective": objective.name,
-        "lower_bound": None if lower is None else float(lower),
-        "certified_ratio": ratio,
-        "certificate": getattr(algorithm, "certificate_", None),
-        "approximation_ratio": None if merges else algorithm.approximation_ratio_,
-        "polish": None if polished is None else polished.describe(),
-        "diversity": (
+    metadata = out.metadata.replace(
+        method=method,
+        parameters=_jsonable(algorithm.get_params()) | {"norm": norm},
+        seed=seed,
+        version=__version__,
+        k=k,
+        n_input=n_input,
+        n_released=partition.n_assigned,
+        n_suppressed=n_suppressed,
+        n_dropped_missing=n_dropped,
+        loss=loss,
+        cost=cost,
+        objective=objective.name,
+        lower_bound=None if lower is None else float(lower),
+        certified_ratio=ratio,
+        certificate=getattr(algorithm, "certificate_", None),
+        approximation_ratio=None if merges else algorithm.approximation_ratio_,
+        polish=None if polished is None else polished.describe(),
+        diversity=(
             diversity.describe() | {"merges": merges, "note": DIVERSITY_NOTE}
             if constrained and diversity is not None
             else None
         ),
-        "guarantee_text": guarantee.text,
-        "reference": guarantee.reference,
-        "withheld_columns": withheld,
-    }
+        guarantee_text=guarantee.text,
+        reference=guarantee.reference,
+        withheld_columns=tuple(withheld),
+    )
     stage("verifying the release")
     report = verify(out.table, schema.qi_names, k, metadata=metadata, diversity=diversity,
                     sensitive=schema.sensitive)  # fmt: skip
     report.raise_if_failed()
+    homogeneous = homogeneous_classes(out.table, schema, out.form, report.n_classes)
     # crowds that generalize to the same published values merge into one group
-    metadata["n_groups"] = report.n_classes
-    metadata["seconds"] = round(time.perf_counter() - start, 4)
+    metadata = metadata.replace(n_groups=report.n_classes, homogeneous=homogeneous,
+                                seconds=round(time.perf_counter() - start, 4))  # fmt: skip
     return Release(out.table, out.form, partition, metadata)
+
+
+def homogeneous_classes(
+    table: pd.DataFrame, schema: Schema, form: str, n_classes: int
+) -> dict[str, dict[str, int]] | None:
+    """Per sensitive column, the published classes (of ``n_classes``) holding a single value
+    of it and their records (None without sensitive columns): :func:`homogeneity_warnings`."""
+    names = [c for c in schema.sensitive if c in table.columns]
+    if not names or not len(table):
+        return None
+    figures = published_figures(table, schema.qi_names, names, form == "centers")
+    return {name: {"classes": int(f["homogeneous_classes"]), "of_classes": n_classes,
+                   "records": int(f["homogeneous_records"])}
+            for name, f in figures.items()}  # fmt: skip
+
+
+def homogeneity_warnings(metadata: ReleaseMetadata) -> list[str]:
+    """One line per sensitive column that some published classes hold a single value of:
+    attribute disclosure (placing a person in such a class tells their value), which
+    k-anonymity does not prevent and l-diversity does."""
+    lines = []
+    for name, f in (metadata.homogeneous or {}).items():
+        if f.get("classes"):
+            lines.append(
+                f"{f['classes']} of {f.get('of_classes', '?')} published classes "
+                f"({f.get('records', '?')} records) hold a single value of the sensitive column "
+                f"{name!r}: placing a person in one of them discloses it; l = 2 (--l 2) makes "
+                "every class hold at least 2 values"
+            )
+    return lines
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

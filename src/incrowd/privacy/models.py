@@ -204,8 +204,10 @@ def published_figures(
     spec: Diversity | None = None,
 ) -> dict[str, dict[str, float | int]]:  # fmt: skip
     """Per sensitive attribute of a published table: the smallest distinct count and entropy
-    l over its classes, the largest t (equal and ordered distances) and, with ``spec``, the
-    classes that break it."""
+    l over its classes, the largest t (equal and ordered distances), the classes (and their
+    records) that hold a single value of it (homogeneous: whoever places a person in such a
+    class learns the value; zero when the whole table holds one value) and, with ``spec``,
+    the classes that break it."""
     out: dict[str, dict[str, float | int]] = {}
     for name in sensitive:
         counts, numeric = published_counts(table, qi, name, centers)
@@ -213,7 +215,10 @@ def published_figures(
             continue
         equal = class_measures(counts, ordered=False)
         ordered = class_measures(counts, ordered=True)
+        single = (equal["distinct"] == 1) & ((counts.sum(axis=0) > 0).sum() > 1)
         figures: dict[str, float | int] = {
+            "homogeneous_classes": int(single.sum()),
+            "homogeneous_records": int(round(float(counts[single].sum()))),
             "distinct_l": int(equal["distinct"].min()),
             "entropy_l": float(equal["entropy_l"].min()),
             "t_equal": float(equal["t"].max()),

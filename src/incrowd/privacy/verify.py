@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, PrivacyViolation
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, changed_files, read_release, read_release_parts
 from ..io.tables import check_plain_values
 from .models import Diversity, published_figures
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from ..release import Release
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "add_up",
-           "PartCheck", "check_part", "merge_checks", "finish_check", "PART_META",
+           "PartCheck", "check_part", "merge_checks", "finish_check", "part_metadata",
            "checked_request"]  # fmt: skip
 
 
@@ -61,7 +62,7 @@ def verify(
     qi: Sequence[str],
     k: int,
     *,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: ReleaseMetadata | Mapping[str, Any] | None = None,
     sep: str | None = None,
     diversity: Diversity | None = None,
     sensitive: Sequence[str] | None = None,
@@ -83,21 +84,23 @@ def verify(
     qi, k = checked_request(qi, k)
     constrained = diversity is not None and diversity.active
     if isinstance(release, pd.DataFrame):
-        table, meta, altered = release, dict(metadata or {}), []
+        table, meta, altered = release, ReleaseMetadata.of(metadata), []
     elif not isinstance(release, str | os.PathLike):  # a Release (not imported: see above)
         if not (hasattr(release, "table") and hasattr(release, "metadata")):
             msg = (f"cannot verify a {type(release).__name__}: give a Release, a pandas "
                    "DataFrame or the path of a written release")  # fmt: skip
             raise InputError(msg)
-        table, meta, altered = release.table, dict(metadata or release.metadata), []
+        given = release.metadata if metadata is None else metadata
+        table, meta, altered = release.table, ReleaseMetadata.of(given), []
     elif not constrained:  # a written release, one part at a time
         files = read_release_parts(release, sep=sep)
-        meta = dict(metadata or files.metadata or {})
+        meta = ReleaseMetadata.of(files.metadata if metadata is None else metadata)
         checked = merge_checks(check_part(t, qi, meta) for t in files.parts)
         return finish_check(checked, int(k), meta, changed_files(meta, files.digest), release)
     else:
         files = read_release(release, sep=sep)
-        table, meta = files.table, dict(metadata or files.metadata or {})
+        table = files.table
+        meta = ReleaseMetadata.of(files.metadata if metadata is None else metadata)
         altered = changed_files(meta, files.sha256)
     checked = check_part(table, qi, meta)
     extra = []
@@ -156,8 +159,10 @@ def add_up(sizes: Sequence[pd.Series]) -> pd.Series:
     return pd.Series(total, index=pd.MultiIndex.from_arrays([h1[starts], h2[starts]]))
 
 
-#: The metadata a part's check reads (a worker gets these, not the whole metadata).
-PART_META = ("release", "withheld_columns", "sensitive")
+def part_metadata(meta: ReleaseMetadata) -> ReleaseMetadata:
+    """What a part's check reads of the metadata (a worker gets this, not the whole)."""
+    return ReleaseMetadata(release=meta.release, withheld_columns=meta.withheld_columns,
+                           sensitive=meta.sensitive)  # fmt: skip
 
 
 @dataclass
@@ -172,7 +177,7 @@ class PartCheck:
     problems: list[str] = field(default_factory=list)
 
 
-def check_part(table: pd.DataFrame, qi: Sequence[str], meta: Mapping[str, Any]) -> PartCheck:
+def check_part(table: pd.DataFrame, qi: Sequence[str], meta: ReleaseMetadata) -> PartCheck:
     """One part of a release, checked on its own (:func:`merge_checks` joins the parts)."""
     missing = [c for c in qi if c not in table.columns]
     if missing:
@@ -182,9 +187,9 @@ def check_part(table: pd.DataFrame, qi: Sequence[str], meta: Mapping[str, Any]) 
         )
         raise InputError(msg)
     check_plain_values(table, dict.fromkeys(qi, "quasi-identifier"))
-    form = str(meta.get("release") or "") or ("centers" if COUNT in table.columns else "records")
+    form = meta.release or ("centers" if COUNT in table.columns else "records")
     checked = PartCheck(form, n_rows=len(table))
-    leaked = [c for c in meta.get("withheld_columns", []) if c in table.columns]
+    leaked = [c for c in meta.withheld_columns if c in table.columns]
     if leaked:
         checked.problems.append(f"column {leaked[0]!r} should have been withheld but is published")
     if form == "centers":
@@ -194,8 +199,7 @@ def check_part(table: pd.DataFrame, qi: Sequence[str], meta: Mapping[str, Any]) 
             checked.problems.append("a centers release needs a non-negative integer 'count' column")
             return checked
         weights = counts.to_numpy(dtype=np.int64)
-        checked.problems += _check_multisets(table, counts.astype(np.int64),
-                                             meta.get("sensitive", []))  # fmt: skip
+        checked.problems += _check_multisets(table, counts.astype(np.int64), meta.sensitive)
     else:
         weights = np.ones(len(table), dtype=np.int64)
     checked.n_records = int(weights.sum())
@@ -230,7 +234,7 @@ def merge_checks(parts: Iterable[PartCheck]) -> PartCheck:
 def finish_check(
     checked: PartCheck,
     k: int,
-    meta: Mapping[str, Any],
+    meta: ReleaseMetadata,
     altered: list[str],
     release: object,
     extra: Sequence[str] = (),
@@ -267,10 +271,10 @@ def _check_diversity(
     qi: Sequence[str],
     spec: Diversity,
     sensitive: Sequence[str] | None,
-    meta: Mapping[str, Any],
+    meta: ReleaseMetadata,
     form: str,
 ) -> list[str]:
-    names = list(sensitive if sensitive is not None else meta.get("sensitive", []))
+    names = list(sensitive if sensitive is not None else meta.sensitive)
     if not names:
         return ["l-diversity / t-closeness asked, but no sensitive column is named"]
     absent = [c for c in names if c not in table.columns]
@@ -305,16 +309,15 @@ def _check_multisets(table: pd.DataFrame, counts: pd.Series, sensitive: Sequence
     return problems
 
 
-def _reconcile(meta: Mapping[str, Any], n_records: int) -> list[str]:
+def _reconcile(meta: ReleaseMetadata, n_records: int) -> list[str]:
     problems = []
-    released = meta.get("n_released")
-    if released is not None and int(released) != n_records:
+    released, n_input, suppressed = meta.n_released, meta.n_input, meta.n_suppressed
+    if released is not None and released != n_records:
         problems.append(
             f"the table holds {n_records} records but the metadata says {released} were released"
         )
-    n_input, suppressed = meta.get("n_input"), meta.get("n_suppressed")
     if n_input is not None and suppressed is not None and released is not None:
-        if int(released) + int(suppressed) != int(n_input):
+        if released + suppressed != n_input:
             problems.append(
                 f"records do not add up: {released} released + {suppressed} suppressed "
                 f"!= {n_input} input"

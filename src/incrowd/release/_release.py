@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,7 @@ import pandas as pd
 from ..data.columns import QIColumn, encode_qis
 from ..data.schema import Schema
 from ..errors import InputError, SchemaError
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import FormulaPolicy, write_release
 from ..params import check_seed
 from ..partition import Partition
@@ -38,7 +39,7 @@ class Release:
     table: pd.DataFrame
     form: ReleaseForm
     partition: Partition
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: ReleaseMetadata = field(default_factory=ReleaseMetadata)
 
     def write(
         self,
@@ -138,13 +139,13 @@ def check_reserved(names: tuple[str, ...], reserved: tuple[str, ...], form: str)
         raise SchemaError(msg)
 
 
-def base_metadata(form: str, schema: Schema, partition: Partition) -> dict[str, Any]:
-    return {
-        "release": form,
-        "qi": list(schema.qi_names),
-        "sensitive": list(schema.sensitive),
-        "n_crowds": partition.n_clusters,
-        "n_released": partition.n_assigned,
-        "n_suppressed": partition.n_suppressed,
-        "k_achieved": partition.min_size,
-    }
+def base_metadata(form: str, schema: Schema, partition: Partition) -> ReleaseMetadata:
+    return ReleaseMetadata(
+        release=form,
+        qi=tuple(schema.qi_names),
+        sensitive=tuple(schema.sensitive),
+        n_crowds=partition.n_clusters,
+        n_released=partition.n_assigned,
+        n_suppressed=partition.n_suppressed,
+        k_achieved=partition.min_size,
+    )

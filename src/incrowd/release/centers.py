@@ -90,7 +90,7 @@ def release_centers(
             for a, b in zip(index.starts[:-1], index.starts[1:], strict=True)
         ]
     frame = shuffled(pd.DataFrame(out), seed)
-    meta = base_metadata("centers", schema, partition) | {"center": center}
+    meta = base_metadata("centers", schema, partition).replace(center=center)
     return Release(frame, "centers", partition, meta)
 
 

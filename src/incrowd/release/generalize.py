@@ -113,6 +113,4 @@ def release_generalized(
         raise ParameterError(msg)
     labels = value_set_labels if generalize == "sets" else generalized_labels
     out = record_release("generalized", labels, table, partition, schema, seed, columns)
-    return Release(
-        out.table, out.form, out.partition, dict(out.metadata) | {"generalize": generalize}
-    )
+    return Release(out.table, out.form, out.partition, out.metadata.replace(generalize=generalize))

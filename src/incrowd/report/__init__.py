@@ -33,6 +33,7 @@ import pandas as pd
 from .._runtime import prepare_matplotlib
 from ..data.schema import Schema
 from ..errors import InputError
+from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT
 from ..measures.loss import evaluate_release, parse_range
 from ..measures.risk import assess_risk
@@ -137,15 +138,15 @@ def build_report(
     original: pd.DataFrame,
     published: pd.DataFrame,
     schema: Schema,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: ReleaseMetadata | Mapping[str, Any] | None = None,
     *,
     title: str = "incrowd release report",
 ) -> str:
     """The HTML page (a string) for ``published``, a release of ``original``."""
     jinja2, _ = _libraries()
-    meta = dict(metadata or {})
+    meta = ReleaseMetadata.of(metadata)
     qi = list(schema.qi_names)
-    form = str(meta.get("release") or ("centers" if COUNT in published.columns else "records"))
+    form = meta.release or ("centers" if COUNT in published.columns else "records")
     figures = evaluate_release(original, published, schema, meta)
     risk = assess_risk(original, published, schema, metadata=meta)
     weights = (
@@ -179,7 +180,7 @@ def build_report(
             "probability", log=True, bins=np.linspace(0, max(probability.max(), 1e-9), 30),
         )  # fmt: skip
     diversity: dict[str, dict[str, Any]] = {}
-    sensitive = [c for c in (schema.sensitive or meta.get("sensitive", [])) if c in published]
+    sensitive = [c for c in (schema.sensitive or meta.sensitive) if c in published]
     for name in sensitive:
         counts, _numeric = published_counts(published, qi, name, form == "centers")
         if not counts.shape[0]:
@@ -204,7 +205,7 @@ def build_report(
         if drawn:
             plots["map of the published boxes"] = drawn
     settings = {
-        key: meta.get(key)
+        key: getattr(meta, key)
         for key in (
             "release",
             "method",
@@ -216,15 +217,15 @@ def build_report(
             "diversity",
             "reference",
         )  # fmt: skip
-        if key in meta
+        if getattr(meta, key) not in (None, {})
     }
     guarantee = {
-        "guarantee": meta.get("guarantee_text"),
-        "approximation ratio (proven for every input)": meta.get("approximation_ratio"),
-        "cost": meta.get("cost"),
-        "lower bound (at most the optimum)": meta.get("lower_bound"),
-        "certified ratio (cost / lower bound)": meta.get("certified_ratio"),
-        "certificate": meta.get("certificate"),
+        "guarantee": meta.guarantee_text,
+        "approximation ratio (proven for every input)": meta.approximation_ratio,
+        "cost": meta.cost,
+        "lower bound (at most the optimum)": meta.lower_bound,
+        "certified ratio (cost / lower bound)": meta.certified_ratio,
+        "certificate": meta.certificate,
     }
     template = jinja2.Environment(
         loader=jinja2.FunctionLoader(
