@@ -7,8 +7,6 @@ STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
 DEMO   := demo-output
 ADULT  := src/incrowd/datasets/adult
-QIS    := age,sex,race,marital-status,education,native-country,workclass,occupation
-HIER   := $(foreach a,sex race marital-status education native-country workclass occupation,--hierarchy $(a)=$(ADULT)/adult_hierarchy_$(a).csv)
 
 .PHONY: demo test lint docs bench performance clean
 
@@ -21,14 +19,15 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	@mkdir -p $(DEMO)
-	$(BIN)/incrowd anonymize $(ADULT)/adult.csv --qi $(QIS) --sensitive salary-class \
-	    $(HIER) --k 5 --release generalized --seed 1 --out $(DEMO)/adult-k5.csv
-	$(BIN)/incrowd verify $(DEMO)/adult-k5.csv --qi $(QIS) --k 5
-	$(BIN)/incrowd evaluate $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER)
-	$(BIN)/incrowd risk $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER)
+	@# the schema (columns, hierarchies) is the job file; the follow-ups read it from the
+	@# release's metadata
+	$(BIN)/incrowd anonymize --config $(ADULT)/incrowd.toml --k 5 --seed 1 \
+	    --out $(DEMO)/adult-k5.csv
+	$(BIN)/incrowd verify $(DEMO)/adult-k5.csv
+	$(BIN)/incrowd evaluate $(ADULT)/adult.csv $(DEMO)/adult-k5.csv
+	$(BIN)/incrowd risk $(ADULT)/adult.csv $(DEMO)/adult-k5.csv
 	@rm -f $(DEMO)/adult-k5-report.html  # the report never replaces a file: this one is ours
-	$(BIN)/incrowd report $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --qi $(QIS) $(HIER) \
-	    --out $(DEMO)/adult-k5-report.html
+	$(BIN)/incrowd report $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --out $(DEMO)/adult-k5-report.html
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks experiments

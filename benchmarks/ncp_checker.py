@@ -62,10 +62,12 @@ def _key(value: object) -> str:
 class Attribute:
     """What one quasi-identifier's cells cost."""
 
-    def __init__(self, values: pd.Series, hierarchy: list[list[str]] | None) -> None:
+    def __init__(self, values: pd.Series, hierarchy: list[list[str]] | None,
+                 labels: bool = False) -> None:  # fmt: skip
         self.present = {_key(v) for v in values}
         numbers = [_number(v) for v in self.present]
-        self.numeric = all(x is not None for x in numbers)
+        # codes (zip codes) are labels whatever their digits
+        self.numeric = not labels and all(x is not None for x in numbers)
         if self.numeric:
             self.lo, self.hi = min(numbers), max(numbers)  # type: ignore[type-var]
         self.under: dict[str, set[str]] = {}
@@ -100,11 +102,13 @@ def ncp(
     published: pd.DataFrame,
     qis: list[str],
     hierarchies: dict[str, list[list[str]]],
+    labels: frozenset[str] = frozenset(),
 ) -> float:
-    """NCP of ``published`` as a release of ``original``."""
+    """NCP of ``published`` as a release of ``original`` (``labels``: attributes scored as
+    labels, such as codes, whatever their digits)."""
     penalty = float((len(original) - len(published)) * len(qis))
     for q in qis:
-        attribute = Attribute(original[q], hierarchies.get(q))
+        attribute = Attribute(original[q], hierarchies.get(q), q in labels)
         counts = published[q].astype(str).value_counts()
         penalty += sum(attribute.cost(cell) * n for cell, n in counts.items())
     return penalty / (len(original) * len(qis))

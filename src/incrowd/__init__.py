@@ -132,6 +132,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """The public API (what ``__all__`` lists), not this module's own helpers."""
+    return sorted(__all__)
+
+
 def __getattr__(name: str) -> Any:
     source = _SOURCES.get(name)
     if source is None:
@@ -140,10 +145,6 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f".{source}", __name__), name)
     globals()[name] = value
     return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SOURCES))
 
 
 if TYPE_CHECKING:  # pragma: no cover

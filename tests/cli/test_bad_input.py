@@ -34,6 +34,7 @@ def files(d):
     (d / "header.csv").write_text("age,sex\n")
     (d / "dupes.csv").write_text("age,age\n1,2\n3,4\n")
     (d / "inf.csv").write_text("age,x\n1,inf\n2,3\n3,4\n")
+    (d / "nul.csv").write_bytes(b"age,x\n1,\xe9\x00\n2,3\n")
     (d / "nan_text.csv").write_text("age\n" + "\n".join(["20"] * 30 + ["unknown"]) + "\n")
     (d / "missing.csv").write_text("age,sex\n30,F\n,M\n31,\n32,F\n33,M\n34,F\n")
     (d / "pipes.csv").write_text("age,sex\n1,a|b\n2,c\n3,a|b\n4,c\n")
@@ -102,7 +103,7 @@ CASES = [
     (anon("--qi", "age", "--k", "3", "--hierarchy", "disease=prefix"), "not a quasi-identifier"),
     (("verify", "{out}", "--qi", "age,height", "--k", "3"), "no column 'height'"),
     (("evaluate", "people.csv", "{out}", "--qi", "age"), "made with quasi-identifiers age, sex"),
-    (anon("--qi", "x", "--k", "2", source="inf.csv"), "non-finite value 'inf' in row 1"),
+    (anon("--qi", "x", "--numeric", "x", "--k", "2", source="inf.csv"), "row 1 holds 'inf'"),
     (
         anon(
             "--qi",
@@ -136,14 +137,15 @@ CASES = [
     (anon("--k", "2"), "no quasi-identifiers"),
     (anon("--qi", "age", "--categorical", "sex", "--k", "2"), "not a quasi-identifier"),
     (anon("--qi", "age", "--categorical", "age", "--numeric", "age", "--k", "2"), "declared both"),
-    (anon("--qi", "sex", "--numeric", "sex", "--k", "2"), "row 1 holds the text 'Male'"),
-    (anon("--qi", "age", "--k", "2", source="nan_text.csv"), "e.g. 'unknown' in row 31"),
-    (anon("--qi", "age,sex", "--k", "2", source="missing.csv"), "1 missing value(s)"),
+    (anon("--qi", "sex", "--numeric", "sex", "--k", "2"), "row 1 holds 'Male'"),
+    (anon("--qi", "age", "--k", "2", source="nan_text.csv"), "row 31 holds 'unknown'"),
     (
-        anon("--qi", "age,sex", "--k", "2", "--missing", "category", source="missing.csv"),
-        "numeric column 'age'",
+        anon("--qi", "age,sex", "--k", "2", "--missing", "error", source="missing.csv"),
+        "1 missing value(s)",
     ),  # fmt: skip
     (anon("--qi", "age", "--k", "2", "--missing", "guess"), "missing must be"),
+    (anon("--qi", "age", "--k", "2", "--date-format", "%Q"), "a date format needs %Y"),
+    (anon("--qi", "age", "--k", "2", source="nul.csv"), "holds NUL bytes"),
     (
         anon(
             "--qi",
@@ -235,7 +237,11 @@ CASES = [
     (anon("--qi", "age", "--k", "2", source="empty.csv"), "is empty"),
     (anon("--qi", "age", "--k", "2", source="header.csv"), "has no rows"),
     (anon("--qi", "age", "--k", "2", source="dupes.csv"), "two columns are named 'age'"),
-    (anon("--qi", "age", "--k", "2", source="in_latin1.csv"), "not UTF-8 text"),
+    (
+        anon("--qi", "age", "--k", "2", "--encoding", "utf-8", source="in_latin1.csv"),
+        "line 2 is not utf-8 text",
+    ),  # fmt: skip
+    (anon("--qi", "age", "--k", "2", "--encoding", "klingon"), "unknown encoding 'klingon'"),
     (anon("--qi", "age", "--k", "2", source="ragged.csv"), "cannot read as a"),
     (anon("--qi", "age", "--k", "2", source="garbage.parquet"), "cannot read as Parquet"),
     # --- job files
@@ -257,7 +263,10 @@ CASES = [
     # --- issue 43: outputs, huge numbers, options that had no effect
     (anon(*GOOD, out="dangling.csv"), "dangling.csv: it is a symbolic link"),
     (anon(*GOOD, out="afile/out.csv", source="nope.csv"), "afile is not a directory"),
-    (anon("--qi", "age,x", "--k", "2", source="huge.csv"), "holds '1e308' in row 1, beyond"),
+    (
+        anon("--qi", "age,x", "--numeric", "x", "--k", "2", source="huge.csv"),
+        "in row 1, beyond ±1e+100",
+    ),  # fmt: skip
     (anon(*GOOD, "--workers", "0"), "--workers must be a positive integer, got 0"),
     (anon(*GOOD, "--workers", "-2", "--block-size", "5"), "--workers must be a positive integer"),
     (anon(*GOOD, "--method", ""), "unknown method ''"),
@@ -354,7 +363,8 @@ def test_bad_input(folder, capsys, argv, pattern):
     code = run(argv)
     captured = capsys.readouterr()
     assert code == 2, (code, captured.out, captured.err)
-    lines = captured.err.strip().splitlines()
+    # a warning may come first (a follow-up given another input than the release's)
+    lines = [x for x in captured.err.strip().splitlines() if not x.startswith("warning:")]
     assert len(lines) == 1 and lines[0].startswith("error:"), captured.err
     assert pattern in lines[0], lines[0]
     assert "Traceback" not in captured.err + captured.out

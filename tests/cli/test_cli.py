@@ -52,8 +52,9 @@ def test_round_trip_anonymize_verify_evaluate(people, tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "k achieved" in result.stdout and "wrote" in result.stdout
-    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, sep=";")  # the input's separator
     assert list(out.columns) == ["age", "sex", "zip", "disease"]
+    assert "(separator ';', as the input's)" in result.stdout
     meta = json.loads((tmp_path / "out.json").read_text())
     assert meta["n_input"] == 12 and meta["k"] == 3 and meta["seed"] == 4
     ok = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")
@@ -113,27 +114,32 @@ def test_numbers_with_some_text_name_row_and_value(tmp_path):
     path = tmp_path / "in.csv"
     pd.DataFrame({"age": ages}).to_csv(path, index=False)
     result = anonymize(path, tmp_path, "--qi", "age", "--k", "2")
-    assert_clean_failure(result, tmp_path, "e.g. 'unknown' in row 18")
-    assert "categorical" in result.stderr
+    assert_clean_failure(result, tmp_path, "row 18 holds 'unknown'")
+    assert "categorical" in result.stderr and "--na-values" in result.stderr
     fixed = anonymize(path, tmp_path, "--qi", "age", "--k", "2", "--categorical", "age")
     assert fixed.exit_code == 0, fixed.output
 
 
-def test_missing_values_explain_the_options(tmp_path):
+def test_missing_values_are_kept_dropped_apart_or_refused(tmp_path):
     path = tmp_path / "in.csv"
     path.write_text("age,sex\n30,F\n,M\n31,\n32,F\n33,M\n34,F\n")
-    result = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2")
-    assert_clean_failure(result, tmp_path, "column 'age' has 1 missing value(s) (first in row 2)")
-    assert "--missing drop" in result.stderr and "--missing category" in result.stderr
+    refused = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2", "--missing", "error")
+    assert_clean_failure(refused, tmp_path, "column 'age' has 1 missing value(s) (first in row 2)")
+    assert "--missing drop" in refused.stderr and "--missing keep" in refused.stderr
     dropped = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2", "--missing", "drop")
     assert dropped.exit_code == 0, dropped.output
+    assert "(0 suppressed, 2 left out for a missing value)" in dropped.stdout
     meta = json.loads((tmp_path / "out.json").read_text())
-    assert (meta["n_input"], meta["n_released"], meta["n_suppressed"]) == (6, 4, 2)
-    assert invoke("verify", tmp_path / "out.csv", "--qi", "age,sex", "--k", "2").exit_code == 0
-    numeric = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2", "--missing", "category")
-    assert numeric.exit_code == 2 and "numeric column 'age'" in numeric.stderr
-    as_label = anonymize(path, tmp_path, "--qi", "sex", "--k", "2", "--missing", "category")
-    assert as_label.exit_code == 0, as_label.output
+    assert (meta["n_input"], meta["n_released"], meta["n_suppressed"]) == (6, 4, 0)
+    assert meta["n_dropped_missing"] == 2
+    assert invoke("verify", tmp_path / "out.csv").exit_code == 0
+    kept = anonymize(path, tmp_path, "--qi", "age,sex", "--k", "2")  # the default: keep
+    assert kept.exit_code == 0, kept.output
+    assert "column 'age' has 1 missing value(s), kept" in kept.stderr
+    meta = json.loads((tmp_path / "out.json").read_text())
+    assert (meta["n_released"], meta["n_suppressed"], meta["n_dropped_missing"]) == (6, 0, 0)
+    published = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert "" not in set(published["sex"])  # a missing cell is (missing) or *, never blank
 
 
 def test_verify_bad_input_and_methods(tmp_path):
@@ -196,7 +202,7 @@ def test_forest_with_sets_weights_and_deletion(people, tmp_path):
     assert meta["parameters"]["allow_deletion"] is True
     assert meta["n_released"] + meta["n_suppressed"] == 12
     assert meta["certified_ratio"] >= 1.0 and meta["approximation_ratio"] == 5.0
-    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, sep=";")
     assert len(out) == meta["n_released"]
     check = invoke("verify", tmp_path / "out.csv", "--qi", "age,sex,zip", "--k", "3")
     assert check.exit_code == 0, check.output
@@ -212,7 +218,7 @@ def test_job_file_weights_and_generalize(people, tmp_path):
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "out.json").read_text())
     assert meta["generalize"] == "sets"
-    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, sep=";")
     assert not out["sex"].str.startswith("{").any()  # sex weighs 4: crowds keep it exact
 
 
@@ -484,7 +490,7 @@ def test_cellular_methods_from_the_command_line(people, tmp_path, method, extra,
         "least radius per record",
         "least radius and setup share per record",
     )
-    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, sep=";")
     if form == "centers":
         counts = out["count"].astype(int)
         assert (counts >= 3).all() and counts.sum() == meta["n_released"]

@@ -56,8 +56,8 @@ def test_bad_tables(tmp_path):
     with pytest.raises(InputError, match="cannot read as Parquet"):
         read_table(tmp_path / "bad.parquet")
     (tmp_path / "latin.csv").write_bytes("a\n\xe9\n".encode("latin-1"))
-    with pytest.raises(InputError, match="not UTF-8"):
-        read_table(tmp_path / "latin.csv")
+    with pytest.raises(InputError, match="line 2 is not utf-8 text"):  # guessed without it
+        read_table(tmp_path / "latin.csv", encoding="utf-8")
 
 
 def test_schema_checks_columns():
@@ -100,7 +100,11 @@ def test_a_compact_read_keeps_every_text_and_costs_codes(tmp_path):
     keep = ~is_missing(plain["age"])
     a = Schema.infer(plain[keep], ["age", "zip"])
     b = Schema.infer(compact[keep], ["age", "zip"])
-    assert a == b
+    for name in ("age", "zip"):  # the same metric, type and (for zip) prefix hierarchy
+        ma, mb = a.quasi_identifiers[name], b.quasi_identifiers[name]
+        assert type(ma) is type(mb) and ma.cells == mb.cells
+    ha, hb = a.quasi_identifiers["zip"].hierarchy, b.quasi_identifiers["zip"].hierarchy
+    assert ha.labels == hb.labels and (ha.codes == hb.codes).all()
     frame.iloc[:1000].to_parquet(tmp_path / "t.parquet")
     back = read_table(tmp_path / "t.parquet", compact=True)
     assert isinstance(back["zip"].dtype, pd.CategoricalDtype)

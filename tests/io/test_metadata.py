@@ -17,6 +17,9 @@ FULL = {
     "release": "generalized", "method": "local-recoding", "parameters": {"k": 3, "norm": 1},
     "seed": 1, "version": "0.1.0", "generalize": "levels", "center": "medoid", "k": 3,
     "qi": ["age", "zip"], "sensitive": ["disease"], "withheld_columns": ["name"],
+    "schema": {"quasi_identifiers": {"age": {"metric": "numeric", "type": "number"}}},
+    "input": {"file": "in.csv", "bytes": 10, "sha256": "ef" * 32},
+    "created": "2026-11-27T15:00:00Z",
     "n_input": 10, "n_released": 9, "n_suppressed": 1, "n_dropped_missing": 0, "n_crowds": 3,
     "n_groups": 3, "k_achieved": 3, "loss": {"ncp": 0.25, "l_sse": None}, "cost": 2.5,
     "objective": "generalization", "lower_bound": 1.0, "certified_ratio": 2.5,
@@ -98,3 +101,12 @@ def test_tampered_counts_are_an_error_naming_the_field_not_a_crash(tmp_path):
     meta_path.write_text(json.dumps(data))
     with pytest.raises(InputError, match="'n_released' must be an integer"):
         verify(tmp_path / "out.csv", ["age", "zip"], 3)
+
+
+def test_a_release_written_before_the_schema_record_counted_dropped_in_suppressed():
+    table = pd.DataFrame({"age": ["20-30"] * 4})
+    old = {"n_input": 6, "n_released": 4, "n_suppressed": 2, "n_dropped_missing": 2}
+    assert verify(table, ["age"], 2, metadata=old).ok
+    new = old | {"schema": {"quasi_identifiers": {}}}  # now dropped is counted apart
+    problems = verify(table, ["age"], 2, metadata=new).problems
+    assert problems and "records do not add up" in problems[0]

@@ -80,3 +80,44 @@ def test_value_sets_count_input_values_only() -> None:
     release = incrowd.anonymize(table, schema, 4, generalize="sets", seed=0)
     # one crowd: {x|y} covers both input values (z is not in the input): 1; range 3/3
     assert release.metadata["loss"]["ncp"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_digit_coded_table_is_scored_with_codes_as_labels(seed) -> None:
+    """Zip codes read as codes (leading zeros: inferred) are generalized by prefix masking
+    and priced as labels, not as the number ranges their digits would spell (issue 45)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    zips = [f"{z:05d}" for z in rng.choice(
+        [2138, 2139, 2142, 2210, 10002, 10003, 10013, 60615, 60616, 501], 80)]  # fmt: skip
+    table = pd.DataFrame({"zip": zips, "age": rng.integers(20, 80, 80).astype(str)})
+    schema = Schema.infer(table, ["zip", "age"])
+    assert schema.quasi_identifiers["zip"].cells.kind == "code"
+    release = incrowd.anonymize(table, schema, 4, seed=seed)
+    prefix_rows = [[z[: 5 - j] + "*" * j for j in range(6)] for z in sorted(set(zips))]
+    independent = ncp_checker.ncp(table, release.table.astype(str), ["zip", "age"],
+                                  {"zip": prefix_rows}, labels=frozenset({"zip"}))  # fmt: skip
+    as_numbers = ncp_checker.ncp(table, release.table.astype(str), ["zip", "age"],
+                                 {"zip": prefix_rows})  # fmt: skip
+    assert release.metadata.loss["ncp"] == pytest.approx(independent, abs=1e-9)
+    assert evaluate_release(table, release.table, schema, release.metadata)["ncp"] == (
+        pytest.approx(independent, abs=1e-9))  # fmt: skip
+    assert as_numbers != pytest.approx(independent, abs=1e-6)  # the misreading would show
+
+
+def test_a_hierarchy_of_codes_made_in_python_is_priced_as_labels() -> None:
+    """A prefix hierarchy built by hand (no column type) over zips with leading zeros: the
+    metadata prices its labels as codes, as the follow-up commands (which infer the type)
+    and the independent checker do."""
+    zips = ["02138", "02139", "02142", "02210", "10002", "10003"] * 10
+    table = pd.DataFrame({"zip": zips})
+    schema = Schema({"zip": Hierarchical(Hierarchy.from_prefix(zips))})
+    release = incrowd.anonymize(table, schema, 20, seed=0)
+    rows = [[z[: 5 - j] + "*" * j for j in range(6)] for z in sorted(set(zips))]
+    independent = ncp_checker.ncp(table, release.table.astype(str), ["zip"], {"zip": rows},
+                                  labels=frozenset({"zip"}))  # fmt: skip
+    assert release.metadata.loss["ncp"] == pytest.approx(independent, abs=1e-9)
+    inferred = Schema.infer(table, ["zip"])
+    assert evaluate_release(table, release.table, inferred, release.metadata)["ncp"] == (
+        pytest.approx(independent, abs=1e-9))  # fmt: skip

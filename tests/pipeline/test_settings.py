@@ -20,7 +20,9 @@ VALID = {
     "block_size": 1000, "blocks": 2, "block_by": ("b",), "spill": "always",
     "na_values": ("?", "NA"), "qi": ("age", "sex"), "sensitive": ("disease",),
     "identifier": ("name",), "insensitive": ("note",), "categorical": ("sex",),
-    "numeric": ("age",), "hierarchy": {"sex": "prefix"}, "weights": {"age": 2.0},
+    "numeric": ("age",), "code": ("zip",), "date": ("day",), "encoding": "latin-1",
+    "thousands": ".", "decimal": ",", "date_format": "%d/%m/%Y",
+    "hierarchy": {"sex": "prefix"}, "weights": {"age": 2.0},
     "params": {"variant": "classic"},
 }  # fmt: skip
 

@@ -50,6 +50,12 @@ def anonymize(
     hierarchy: Annotated[ListOpt, _setting("hierarchy")] = None,
     categorical: Annotated[ListOpt, _setting("categorical")] = None,
     numeric: Annotated[ListOpt, _setting("numeric")] = None,
+    code: Annotated[ListOpt, _setting("code")] = None,
+    date: Annotated[ListOpt, _setting("date")] = None,
+    date_format: Annotated[str | None, _setting("date_format")] = None,
+    thousands: Annotated[str | None, _setting("thousands")] = None,
+    decimal: Annotated[str | None, _setting("decimal")] = None,
+    encoding: Annotated[str | None, _setting("encoding")] = None,
     method: Annotated[str | None, _setting("method")] = None,
     param: Annotated[ListOpt, _setting("params")] = None,
     epsilon: Annotated[
@@ -90,7 +96,7 @@ def anonymize(
     from rich.markup import escape
 
     from ..errors import InputError
-    from ..io.tables import TableFile, read_table
+    from ..io.tables import TableFile, read_table, table_separator
     from ..io.targets import check_release_target
     from ..pipeline.job import build_schema, parse_weights, split_list
     from ..pipeline.run import anonymize_with, homogeneity_warnings
@@ -129,6 +135,12 @@ def anonymize(
             insensitive=split_list(insensitive),
             categorical=split_list(categorical),
             numeric=split_list(numeric),
+            code=split_list(code),
+            date=split_list(date),
+            date_format=date_format,
+            thousands=thousands,
+            decimal=decimal,
+            encoding=encoding,
             hierarchy=parse_pairs(hierarchy, "--hierarchy"),
             params={n: literal(v) for n, v in parse_pairs(param, "--param").items()}
             | ({"epsilon": epsilon} if epsilon is not None else {})
@@ -151,10 +163,12 @@ def anonymize(
         with progress(not quiet and err_console.is_terminal) as stage, native_stdout_hidden():
             # blockwise, only the quasi-identifiers are read whole: the table may be larger
             # than memory (incrowd.distributed)
-            table: Any = (TableFile(job.input, sep=job.sep, na_values=job.na_values)
-                          if job.blocked else
-                          read_table(job.input, sep=job.sep, na_values=job.na_values))  # fmt: skip
+            reading = {"sep": job.sep, "na_values": job.na_values, "encoding": job.encoding}
+            table: Any = (TableFile(job.input, **reading) if job.blocked
+                          else read_table(job.input, **reading))  # fmt: skip
             schema = build_schema(job, table)
+            # a CSV release keeps the input's separator
+            out_sep = table_separator(job.input, job.sep, job.encoding)
             if job.blocked:
                 from ..distributed import write_blocks
 
@@ -174,13 +188,13 @@ def anonymize(
                     table, schema, job.k, job.out, protect=inputs, formulas=job.csv_formulas,
                     block_size=job.block_size, blocks=job.blocks, by=job.block_by,
                     scheduler=job.scheduler or "local", workers=job.workers,
-                    spill=job.spilled,
+                    spill=job.spilled, sep=out_sep,
                     on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:
                 result = anonymize_with(table, schema, job, on_stage=stage)
                 stage("writing the release")
-                result.write(job.out, formulas=job.csv_formulas, protect=inputs)
+                result.write(job.out, out_sep, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata
         loss = meta.loss
         merged = (meta.n_crowds or 0) - (meta.n_groups or 0)
@@ -192,7 +206,13 @@ def anonymize(
         )
         out_console.print(
             f"[bold green]released[/] {meta.n_released} of {meta.n_input} records "
-            f"({meta.n_suppressed} suppressed) in {meta.n_crowds} crowds{groups}; "
+            f"({meta.n_suppressed} suppressed"
+            + (
+                f", {meta.n_dropped_missing} left out for a missing value"
+                if meta.n_dropped_missing
+                else ""
+            )
+            + f") in {meta.n_crowds} crowds{groups}; "
             f"k achieved {meta.k_achieved} (asked {meta.k})"
         )
         ratio = meta.certified_ratio
@@ -210,7 +230,11 @@ def anonymize(
             out_console.print(f"not published: {escape(', '.join(meta.withheld_columns))}")
         for line in homogeneity_warnings(meta):
             warn(line)
-        out_console.print(f"wrote {escape(job.out)} and {escape(str(metadata_path(job.out)))}")
+        kept = f" (separator {out_sep!r}, as the input's)" if out_sep != "," and not (
+            job.out.lower().endswith((".parquet", ".pq"))) else ""  # fmt: skip
+        out_console.print(
+            f"wrote {escape(job.out)}{escape(kept)} and {escape(str(metadata_path(job.out)))}"
+        )
 
 
 def _files(specs: Iterable[str]) -> list[str]:

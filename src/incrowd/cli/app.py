@@ -1,4 +1,5 @@
-"""The ``incrowd`` command line: anonymize, verify, evaluate, risk, report, methods, hierarchy.
+"""The ``incrowd`` command line: inspect, anonymize, verify, evaluate, risk, report, methods,
+hierarchy.
 
 Every anticipated problem (an :class:`IncrowdError`) is reported as one line on standard
 error with exit code 2, and leaves no output file behind. ``incrowd verify`` exits 1 when a
@@ -24,6 +25,7 @@ from ._output import TERMINATED, error, out_console, quiet_unraisable, terminate
 from .anonymize import anonymize
 from .evaluate import evaluate
 from .hierarchy import hierarchy_app
+from .inspect import inspect
 from .methods import methods
 from .precompile import precompile
 from .report import report
@@ -38,7 +40,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
-for _command in (anonymize, verify, evaluate, risk, report, methods, precompile):
+for _command in (inspect, anonymize, verify, evaluate, risk, report, methods, precompile):
     app.command(cls=Command)(_command)
 app.add_typer(hierarchy_app, name="hierarchy")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ._options import (
+    ConfigOpt,
+    EncodingOpt,
     HierarchyOpt,
     LabelsOpt,
     MissingOpt,
@@ -23,12 +25,14 @@ __all__ = ["evaluate"]
 def evaluate(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: QiOpt,
+    qi: QiOpt = None,
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
     numeric: NumbersOpt = None,
     sep: SepOpt = None,
-    missing: MissingOpt = "error",
+    missing: MissingOpt = None,
+    encoding: EncodingOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Print the information loss of RELEASE relative to INPUT."""
     from rich.markup import escape
@@ -38,7 +42,17 @@ def evaluate(
 
     with errors():
         table, schema, files = original_and_release(
-            input, release, qi, hierarchy, categorical, numeric, None, sep, missing
+            input,
+            release,
+            config=config,
+            qi=qi,
+            hierarchy=hierarchy,
+            categorical=categorical,
+            numeric=numeric,
+            sensitive=None,
+            sep=sep,
+            missing=missing,
+            encoding=encoding,
         )
         meta = files.metadata
         figures = evaluate_release(table, files.table, schema, meta)

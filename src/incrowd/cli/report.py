@@ -9,6 +9,8 @@ import typer
 
 from ..errors import InputError
 from ._options import (
+    ConfigOpt,
+    EncodingOpt,
     HierarchyOpt,
     LabelsOpt,
     ListOpt,
@@ -28,8 +30,8 @@ __all__ = ["report"]
 def report(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: QiOpt,
     out: Annotated[Path, typer.Option("--out", help="The HTML file to write (new).")],
+    qi: QiOpt = None,
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
     numeric: NumbersOpt = None,
@@ -37,7 +39,9 @@ def report(
         ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
     ] = None,
     sep: SepOpt = None,
-    missing: MissingOpt = "error",
+    missing: MissingOpt = None,
+    encoding: EncodingOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Write one self-contained HTML page on RELEASE: guarantee, loss, risk, diversity."""
     from rich.markup import escape
@@ -51,7 +55,17 @@ def report(
             raise InputError(f"--out must end in .html, got {out}")
         check_new_file(out, protect=[input, release])
         table, schema, files = original_and_release(
-            input, release, qi, hierarchy, categorical, numeric, sensitive, sep, missing
+            input,
+            release,
+            config=config,
+            qi=qi,
+            hierarchy=hierarchy,
+            categorical=categorical,
+            numeric=numeric,
+            sensitive=sensitive,
+            sep=sep,
+            missing=missing,
+            encoding=encoding,
         )
         page = build_report(table, files.table, schema, files.metadata,
                             title=f"incrowd report: {release.name}").encode()  # fmt: skip

@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 
 from ._options import (
+    ConfigOpt,
+    EncodingOpt,
     HierarchyOpt,
     LabelsOpt,
     MissingOpt,
@@ -25,7 +27,7 @@ __all__ = ["risk"]
 def risk(
     input: OriginalArg,
     release: ReleaseArg,
-    qi: QiOpt,
+    qi: QiOpt = None,
     hierarchy: HierarchyOpt = None,
     categorical: LabelsOpt = None,
     numeric: NumbersOpt = None,
@@ -34,7 +36,9 @@ def risk(
     ] = None,
     threshold: Annotated[float, typer.Option(help="Risk above which a record is at risk.")] = 0.2,
     sep: SepOpt = None,
-    missing: MissingOpt = "error",
+    missing: MissingOpt = None,
+    encoding: EncodingOpt = None,
+    config: ConfigOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Re-identification risk of RELEASE: prosecutor, journalist, marketer, and a linkage
@@ -49,7 +53,17 @@ def risk(
 
     with errors():
         table, schema, files = original_and_release(
-            input, release, qi, hierarchy, categorical, numeric, None, sep, missing
+            input,
+            release,
+            config=config,
+            qi=qi,
+            hierarchy=hierarchy,
+            categorical=categorical,
+            numeric=numeric,
+            sensitive=None,
+            sep=sep,
+            missing=missing,
+            encoding=encoding,
         )
         report = assess_risk(table, files.table, schema, k=k, metadata=files.metadata,
                              threshold=threshold)  # fmt: skip

@@ -15,8 +15,10 @@ __all__ = ["verify"]
 
 def verify(
     release: Annotated[Path, typer.Argument(help="A written release (CSV, Parquet, dataset).")],
-    qi: QiOpt,
-    k: Annotated[int, typer.Option("--k", help="Required crowd size.")],
+    qi: QiOpt = None,
+    k: Annotated[
+        int | None, typer.Option("--k", help="Required crowd size.", show_default="the release's")
+    ] = None,
     sep: Annotated[str | None, typer.Option(help="Separator (default: detected).")] = None,
     sensitive: Annotated[
         ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
@@ -51,6 +53,20 @@ def verify(
     from ..privacy.verify import verify as check
 
     with errors():
+        from ..errors import InputError
+        from ..io.release_format import read_release_parts
+
+        if qi is not None and not split_list(qi):
+            msg = "no quasi-identifiers in --qi (leave it out to check the release's own)"
+            raise InputError(msg)
+        meta = read_release_parts(release, sep=sep).metadata
+        names = split_list(qi) or (meta.qi if meta is not None else ())
+        k = k if k is not None else (meta.k if meta is not None else None)
+        if not names or k is None:
+            lacking = " and ".join(f for f, v in (("--qi", names), ("--k", k)) if not v)
+            msg = (f"give {lacking}: " + (f"the metadata of {release} does not record it"
+                   if meta is not None else f"{release} has no metadata beside it"))  # fmt: skip
+            raise InputError(msg)
         job = Settings(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
         if (scheduler or workers is not None) and job.diversity is not None:
             import warnings
@@ -62,10 +78,10 @@ def verify(
         if (scheduler or workers is not None) and job.diversity is None:
             from ..distributed import verify_release
 
-            report = verify_release(release, split_list(qi), k, sep=sep,
+            report = verify_release(release, list(names), k, sep=sep,
                                     scheduler=scheduler or "local", workers=workers)  # fmt: skip
         else:
-            report = check(release, split_list(qi), k, sep=sep, diversity=job.diversity,
+            report = check(release, list(names), k, sep=sep, diversity=job.diversity,
                            sensitive=split_list(sensitive) or None)  # fmt: skip
     if report.ok:
         out_console.print(

@@ -28,9 +28,12 @@ __all__ = [
     "handle_missing",
 ]
 
-#: The value a missing categorical cell takes under ``missing="category"``.
+#: The value a missing cell of a category, code, date or hierarchy takes under
+#: ``missing="keep"``: a value of its own, under the hierarchy's top ``*``.
 MISSING_LABEL = "(missing)"
-MissingPolicy = Literal["error", "drop", "category"]
+#: ``category`` is the former name of ``keep``.
+MissingPolicy = Literal["keep", "drop", "error", "category"]
+MISSING_POLICIES: tuple[str, ...] = ("keep", "drop", "error", "category")
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,22 +79,45 @@ class HierarchicalColumn:
 QIColumn = NumericColumn | CategoricalColumn | HierarchicalColumn
 
 
-def handle_missing(
-    table: pd.DataFrame, schema: Schema, missing: MissingPolicy = "error"
-) -> tuple[pd.DataFrame, int]:
-    """Apply the missing-value policy to the quasi-identifiers.
+def read_cells(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """``table`` with each quasi-identifier whose metric says how its cells are read
+    (``cells``, a :class:`~incrowd.data.types.ColumnType`) in canonical form: numbers as
+    floats, dates as ISO text, codes and categories as stripped text (missing cells stay
+    missing). Other columns are untouched; ``table`` itself is not changed."""
+    from .types import normalize
 
-    Returns the table to anonymize and the number of records left out. ``"error"`` raises
-    :class:`InputError` naming the column, the count and the first row; ``"drop"`` leaves the
-    records out (the caller reports them as suppressed); ``"category"`` turns a missing
-    categorical or hierarchical cell into the value ``"(missing)"``.
+    out: pd.DataFrame | None = None
+    for name, metric in schema.quasi_identifiers.items():
+        cells = getattr(metric, "cells", None)
+        if cells is None or name not in table.columns:
+            continue
+        if out is None:
+            out = table.copy(deep=False)
+        out[name] = normalize(table[name], cells, name)
+    return table if out is None else out
+
+
+def handle_missing(
+    table: pd.DataFrame, schema: Schema, missing: MissingPolicy = "keep"
+) -> tuple[pd.DataFrame, int]:
+    """Read the quasi-identifiers' cells (:func:`read_cells`) and apply the missing-value
+    policy to them.
+
+    Returns the table to anonymize and the number of records left out. ``"keep"`` (the
+    default; ``"category"`` is its former name) turns a missing cell of a category, code,
+    date or hierarchy into the value ``"(missing)"``, which shares a crowd only with other
+    missing cells of its column or is published as ``*`` (a hierarchy must hold it under its
+    top: :func:`~incrowd.data.schema.Schema.infer` adds it); ``"drop"`` leaves the records
+    out (the caller counts them apart from suppression); ``"error"`` raises
+    :class:`InputError` naming the column, the count and the first row.
     """
-    if missing not in ("error", "drop", "category"):
-        msg = f"missing must be 'error', 'drop' or 'category', got {missing!r}"
+    if missing not in MISSING_POLICIES:
+        msg = f"missing must be 'keep', 'drop' or 'error', got {missing!r}"
         raise SchemaError(msg)
     # the first look at the values of the table to anonymize (a block of one too)
     check_plain_values(table, {name: role for name in schema.columns
                                if (role := schema.role(name) or "") != "identifier"})  # fmt: skip
+    table = read_cells(table, schema)
     masks = {name: is_missing(table[name]) for name in schema.qi_names}
     if not any(m.any() for m in masks.values()):
         return table, 0
@@ -102,19 +128,30 @@ def handle_missing(
     where = f"{int(mask.sum())} missing value(s) (first in row {int(np.argmax(mask)) + 1})"
     if missing == "error":
         msg = (
-            f"column {name!r} has {where}; use --missing drop to leave those records out "
-            "(reported as suppressed), or --missing category to treat missing as a value of "
-            "its own (categorical and hierarchical columns)"
+            f"column {name!r} has {where}; keep them as a value of their own (missing='keep', "
+            "--missing keep) or leave those records out (missing='drop', --missing drop)"
         )
         raise InputError(msg)
     out = table.copy()
     for name, mask in masks.items():
         if not mask.any():
             continue
-        if isinstance(schema.quasi_identifiers[name], Numeric):
+        metric = schema.quasi_identifiers[name]
+        where = f"{int(mask.sum())} missing value(s) (first in row {int(np.argmax(mask)) + 1})"
+        if isinstance(metric, Numeric):
             msg = (
-                f"numeric column {name!r} has {where}; a number cannot be its own category: "
-                "use --missing drop, or declare the column categorical"
+                f"numeric column {name!r} has {where}: a missing number is kept through a "
+                "hierarchy that holds it (Schema.infer gives the column bands; or "
+                "hierarchies={name: 'intervals:...'}, --hierarchy), or left out with "
+                "missing='drop' (--missing drop)"
+            )
+            raise InputError(msg)
+        if isinstance(metric, Hierarchical) and MISSING_LABEL not in metric.hierarchy:
+            msg = (
+                f"column {name!r} has {where}, but its hierarchy has no {MISSING_LABEL!r} "
+                "value under its top to keep them: build it with the missing values in the "
+                "column (Schema.infer, incrowd.data.hierarchy_specs.build_hierarchy), or "
+                "leave those records out (missing='drop', --missing drop)"
             )
             raise InputError(msg)
         col = out[name].astype(object)

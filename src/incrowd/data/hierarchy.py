@@ -69,7 +69,8 @@ def value_key(value: object) -> str:
 class Hierarchy:
     """A validated generalization hierarchy.
 
-    Use :meth:`from_csv`, :meth:`from_rows`, :meth:`from_intervals` or :meth:`from_prefix`.
+    Use :meth:`from_csv`, :meth:`from_rows`, :meth:`from_intervals` or :meth:`from_prefix`
+    (the spellings of :mod:`incrowd.data.hierarchy_specs` build them).
 
     Attributes
     ----------
@@ -234,6 +235,22 @@ class Hierarchy:
             raise HierarchyError(msg)
         rows = [[v[: width - j] + "*" * j for j in range(width + 1)] for v in vals]
         return cls.from_rows(rows, source=source)
+
+    def with_leaf_under_root(self, label: str) -> Hierarchy:
+        """This hierarchy with ``label`` a value of its own directly under the root: its row
+        keeps ``label`` up to the top, so it meets any other value only there.
+
+        A top of ``*`` only (``*``, or ``*****`` of a prefix hierarchy) is the root; above
+        any other top (``0-99``, ``Europe``) a ``*`` level is added. The other values keep
+        their codes. Unchanged when ``label`` is already a value.
+        """
+        if label in self._index:
+            return self
+        rows = [[self.labels[j][c] for j, c in enumerate(row)] for row in self.codes.tolist()]
+        if len(self.labels[-1]) != 1 or set(self.labels[-1][0]) != {ROOT}:
+            rows = [[*row, ROOT] for row in rows]
+        top = rows[0][-1]
+        return Hierarchy.from_rows([*rows, [label] * (len(rows[0]) - 1) + [top]], self.source)
 
     # -------------------------------------------------------------------- queries
     @property

@@ -8,9 +8,14 @@ input of ``n`` records:
   attribute's spread over the input; ``*`` costs 1;
 - **hierarchy label**: ``(values under it − 1) / (values − 1)``, counting only the distinct
   values *that occur in the input* (a hierarchy file may list more: ARX's list ages 1–99);
-  when every value of the hierarchy is a number, a label reads as the interval it names
+  when every value of the hierarchy is a number (and the column is not read as codes or
+  categories: a zip code's digits name no quantity), a label reads as the interval it names
   (``20-39``), clipped to the input's ``[min, max]``, and costs as a numeric range — a label
-  that names no interval stands for the span of the input values under it;
+  that names no interval stands for the span of the input values under it; when every value
+  is an ISO date or datetime (:mod:`incrowd.data.dates`), values are days and a label costs
+  the days of the period it names (``2024-03``, ``2024-Q1``, ``2024-W09``, ``2024``) as a
+  range, last day − first day; a missing-value leaf (``(missing)``, directly under ``*``)
+  is left out of the span and costs 0, and only ``*`` covers it with the others;
 - **value set** ``{a|b}``: ``(distinct input values covered − 1) / (values − 1)``.
 
 Costs never decrease up a hierarchy (a parent costs at least each child), which the
@@ -25,11 +30,14 @@ from typing import TypeVar
 
 import numpy as np
 
-from .columns import CategoricalColumn, HierarchicalColumn
+from .columns import MISSING_LABEL, CategoricalColumn, HierarchicalColumn
+from .dates import day_number, period_span
+from .hierarchy import Hierarchy
 
 __all__ = ["domain_size", "label_penalties", "present_values", "range_of_label"]
 
 T = TypeVar("T")
+Bounds = Callable[[str], tuple[float, float] | None]
 
 
 def present_values(column: CategoricalColumn | HierarchicalColumn) -> np.ndarray:
@@ -117,20 +125,30 @@ def _compute_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
     table = hierarchy.codes  # (values, levels)
     present = _present(column)
     widths = [len(labels) for labels in hierarchy.labels]
-    numbers = _leaf_numbers(hierarchy.values, present)
+    cells = column.metric.cells
+    # codes and categories are labels whatever their digits (a zip prefix is no range); a
+    # hierarchy made in Python without a type: digit values with a leading zero are codes
+    labels_only = (cells.kind in ("code", "category") if cells is not None
+                   else _leading_zero_codes(hierarchy.values))  # fmt: skip
+    points = None if labels_only else _leaf_points(hierarchy)
+    numbers, ranged = None, present
+    if points is not None:
+        values, bounds_of = points
+        ranged = present[~np.isnan(values[present])]  # the missing leaf is in no range
+        numbers = values[ranged]
     out: list[np.ndarray] = []
-    if numbers is not None and numbers.max() > numbers.min():
+    if numbers is not None and numbers.size and numbers.max() > numbers.min():
         lo_all, hi_all = float(numbers.min()), float(numbers.max())
         span = hi_all - lo_all
         for level, width in enumerate(widths):
-            node = table[present, level]
+            node = table[ranged, level]
             lo = np.full(width, np.inf)
             hi = np.full(width, -np.inf)
             np.minimum.at(lo, node, numbers)
             np.maximum.at(hi, node, numbers)
             cost = np.where(hi >= lo, (hi - lo) / span, 0.0)  # span of the values under it
             for code, label in enumerate(hierarchy.labels[level]):
-                bounds = range_of_label(label) if level > 0 else None
+                bounds = bounds_of(label) if level > 0 else None
                 if bounds is not None and hi[code] >= lo[code]:
                     a, b = max(bounds[0], lo_all), min(bounds[1], hi_all)
                     cost[code] = max(b - a, 0.0) / span
@@ -151,12 +169,42 @@ def _compute_penalties(column: HierarchicalColumn) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def _leaf_numbers(values: tuple[str, ...], present: np.ndarray) -> np.ndarray | None:
-    """The present values as numbers, when every value of the hierarchy is one."""
-    try:
-        numbers = np.array([float(v) for v in values])
-    except ValueError:
+def _leading_zero_codes(values: tuple[str, ...]) -> bool:
+    """Whether the values are digit strings one of which has a leading zero (``02142``): a
+    code, by :mod:`incrowd.data.types`' rule 2."""
+    digits = [v for v in values if v != MISSING_LABEL]
+    return bool(digits) and all(v.isdigit() for v in digits) and any(
+        len(v) > 1 and v.startswith("0") for v in digits)  # fmt: skip
+
+
+def _leaf_points(hierarchy: Hierarchy) -> tuple[np.ndarray, Bounds] | None:
+    """Each value of the hierarchy as a point of a line (NaN: the missing-value leaf) and
+    the reader of a label's bounds on it: numbers and ``lo-hi`` ranges when every value is a
+    finite number, days and periods when every value is an ISO date or datetime; the
+    missing-value leaf may be among them when no node below the top covers it with another.
+    None otherwise (labels are priced by the values under them)."""
+    values = hierarchy.values
+    missing = np.array([v == MISSING_LABEL for v in values])
+    rest = [v for v, m in zip(values, missing, strict=True) if not m]
+    if not rest:
         return None
-    if not np.all(np.isfinite(numbers)):
-        return None
-    return numbers[present]
+    for read, bounds_of in ((float, range_of_label), (day_number, _days_of_label)):
+        try:
+            points = np.array([read(v) for v in rest], dtype=np.float64)
+        except ValueError:
+            continue
+        if not np.all(np.isfinite(points)):
+            return None
+        codes = hierarchy.codes[:, :-1]  # the missing leaf shares no node below the top
+        if missing.any() and any(np.isin(codes[missing, j], codes[~missing, j]).any()
+                                 for j in range(codes.shape[1])):  # fmt: skip
+            return None
+        out = np.full(len(values), np.nan)
+        out[~missing] = points
+        return out, bounds_of
+    return None
+
+
+def _days_of_label(label: str) -> tuple[float, float] | None:
+    span = period_span(label)
+    return None if span is None else (float(span[0]), float(span[1]))

@@ -21,9 +21,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, SchemaError
+from ..errors import SchemaError
 from ..io.tables import check_plain_values
 from .hierarchy import Hierarchy, distinct_values, factorize_keys
+from .types import ColumnType
 
 __all__ = ["Numeric", "Categorical", "Hierarchical", "AttributeMetric", "Schema"]
 
@@ -43,6 +44,8 @@ class Numeric:
     scale: Literal["range", "std"] | float = "range"
     weight: float = 1.0
     domain: tuple[float, float] | None = None
+    #: How the cells are read (:class:`~incrowd.data.types.ColumnType`; None: as numbers).
+    cells: ColumnType | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.scale, str):
@@ -73,6 +76,8 @@ class Categorical:
 
     weight: float = 1.0
     domain: tuple[str, ...] | None = None
+    #: How the cells are read (:class:`~incrowd.data.types.ColumnType`; None: as they are).
+    cells: ColumnType | None = None
 
     def __post_init__(self) -> None:
         _check_weight(self.weight)
@@ -90,6 +95,11 @@ class Hierarchical:
     hierarchy: Hierarchy
     weight: float = 1.0
     domain: tuple[str, ...] | None = None
+    #: How the cells are read (:class:`~incrowd.data.types.ColumnType`; None: as they are).
+    cells: ColumnType | None = None
+    #: The spelling the hierarchy was built from (``"prefix"``, a file, ...; None: given as
+    #: a :class:`Hierarchy`), recorded in the release's metadata.
+    spec: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.hierarchy, Hierarchy):
@@ -203,7 +213,12 @@ class Schema:
     def with_domain(self, table: pd.DataFrame) -> Schema:
         """This schema with every quasi-identifier's domain pinned to its values in ``table``
         (a numeric range, or the distinct values), so that any part of ``table`` is coded,
-        costed and scored as part of the whole. Domains already pinned are kept."""
+        costed and scored as part of the whole. Domains already pinned are kept. Cells are
+        read by each metric's type; a missing cell of a label column adds the missing value
+        (:data:`~incrowd.data.columns.MISSING_LABEL`) to the domain."""
+        from .columns import MISSING_LABEL
+        from .types import normalize
+
         absent = [name for name in self.qi_names if name not in table.columns]
         if absent:
             msg = f"unknown column {absent[0]!r} (given as quasi-identifier)"
@@ -211,6 +226,8 @@ class Schema:
         metrics: dict[str, AttributeMetric] = {}
         for name, metric in self.quasi_identifiers.items():
             column = table[name]
+            if metric.cells is not None and metric.domain is None:
+                column = normalize(column, metric.cells, name)
             if metric.domain is not None:
                 metrics[name] = metric
             elif isinstance(metric, Numeric):
@@ -220,6 +237,8 @@ class Schema:
             else:
                 values, codes = distinct_values(column)
                 present = values[np.unique(codes[codes >= 0])]
+                if is_missing(column).any() and MISSING_LABEL not in set(present.tolist()):
+                    present = np.append(present, np.array([MISSING_LABEL], dtype=object))
                 domain = tuple(factorize_keys(present)[0]) if present.size else None
             metrics[name] = replace(metric, domain=domain)
         return Schema(metrics, sensitive=self.sensitive, insensitive=self.insensitive,
@@ -234,70 +253,52 @@ class Schema:
         sensitive: Sequence[str] = (),
         insensitive: Sequence[str] = (),
         identifiers: Sequence[str] = (),
-        hierarchies: Mapping[str, Hierarchy] | None = None,
+        hierarchies: Mapping[str, Hierarchy | str] | None = None,
         categorical: Sequence[str] = (),
         numeric: Sequence[str] = (),
+        code: Sequence[str] = (),
+        date: Sequence[str] = (),
+        thousands: str | None = None,
+        decimal: str | None = None,
+        date_format: str | None = None,
+        missing: str = "keep",
         columns: Sequence[str] | None = None,
     ) -> Schema:
-        """Schema for ``table`` with metrics chosen per QI column (``columns``: the whole
-        table's columns, when ``table`` holds only some of them).
+        """Schema for ``table`` with a metric chosen per QI column from its type
+        (``columns``: the whole table's columns, when ``table`` holds only some of them).
 
-        A QI with a hierarchy is :class:`Hierarchical`; one named in ``categorical`` is
-        :class:`Categorical`, in ``numeric`` :class:`Numeric`. Any other QI is numeric when
-        every present value is a number and categorical when most are text; a column of
-        numbers with a few text cells is an error naming the first such cell, since that is
-        usually a data-entry slip (declare it categorical to treat every value as a label).
+        Each QI's type — number, code, category or date — is inferred from its cells
+        (:mod:`incrowd.data.types`: the rules and their thresholds; a guess that could be
+        wrong is one :class:`~incrowd.IncrowdWarning` line naming the override) or declared
+        by naming the column in ``categorical``, ``numeric``, ``code`` or ``date``;
+        ``thousands`` / ``decimal`` and ``date_format`` say how numbers and dates are
+        written (default: detected). The metric follows from the type
+        (:mod:`incrowd.data.metric_choice`): numbers :class:`Numeric`, codes prefix masking,
+        dates day → month → quarter → year, categories :class:`Categorical`. A hierarchy
+        (a :class:`Hierarchy`, or a spelling of :mod:`incrowd.data.hierarchy_specs` such as
+        ``"prefix"`` or ``"intervals:0-17,18-64,65-120"``) makes a column
+        :class:`Hierarchical`. ``missing`` is the missing-value policy the schema will be
+        used with (``keep``: a hierarchy holds a missing value under its top).
         """
+        from .metric_choice import choose_metrics, declared_kinds
+
         hierarchies = dict(hierarchies or {})
-        for name in list(hierarchies) + list(categorical) + list(numeric):
+        for name in hierarchies:
             if name not in qi:
-                msg = f"column {name!r} has a metric option but is not a quasi-identifier"
+                msg = f"column {name!r} has a hierarchy but is not a quasi-identifier"
                 raise SchemaError(msg)
-        both = set(categorical) & set(numeric)
-        if both:
-            msg = f"column {sorted(both)[0]!r} is declared both categorical and numeric"
-            raise SchemaError(msg)
+        declared = declared_kinds(qi, categorical=categorical, numeric=numeric, code=code,
+                                  date=date)  # fmt: skip
         # before a metric is guessed from values that are not values (lists, bytes)
         check_plain_values(table, dict.fromkeys(insensitive, "insensitive")
                            | dict.fromkeys(sensitive, "sensitive")
                            | dict.fromkeys(qi, "quasi-identifier"))  # fmt: skip
-        metrics: dict[str, AttributeMetric] = {}
-        for name in qi:
-            if name in metrics:
-                msg = f"column {name!r} is listed twice"
-                raise SchemaError(msg)
-            if name in hierarchies:
-                metrics[name] = Hierarchical(hierarchies[name])
-            elif name in categorical:
-                metrics[name] = Categorical()
-            elif name in numeric or name not in table.columns:
-                metrics[name] = Numeric()  # an unknown column is reported by check_columns
-            else:
-                metrics[name] = _guess_metric(table[name], name)
+        metrics = choose_metrics(table, qi, hierarchies, declared, thousands=thousands,
+                                 decimal=decimal, date_format=date_format,
+                                 missing=missing)  # fmt: skip
         schema = cls(metrics, sensitive=sensitive, insensitive=insensitive, identifiers=identifiers)
         schema.check_columns(table.columns if columns is None else columns)
         return schema
-
-
-def _guess_metric(column: pd.Series, name: str) -> AttributeMetric:
-    if pd.api.types.is_bool_dtype(column):
-        return Categorical()
-    if pd.api.types.is_numeric_dtype(column):
-        return Numeric()
-    positions = np.flatnonzero(~is_missing(column))
-    present = column.iloc[positions]
-    failed = np.isnan(parse_numbers(present))
-    if present.size == 0 or not failed.any():
-        return Numeric() if present.size else Categorical()
-    if failed.mean() <= 0.1:
-        pos = int(np.flatnonzero(failed)[0])
-        msg = (
-            f"column {name!r} holds numbers except for some text, e.g. {present.iloc[pos]!r} "
-            f"in row {positions[pos] + 1}; fix those cells, or declare the column categorical "
-            "to treat every value as a label"
-        )
-        raise InputError(msg)
-    return Categorical()
 
 
 def parse_numbers(column: pd.Series) -> np.ndarray:

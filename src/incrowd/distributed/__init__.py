@@ -74,6 +74,7 @@ from ..io.release_format import (
 from ..io.tables import TableFile, as_dataframe
 from ..io.targets import check_release_target
 from ..params import check_k
+from ..pipeline.record import input_record
 from ..pipeline.settings import Settings
 from ..privacy.verify import (
     PartCheck,
@@ -146,7 +147,18 @@ def anonymize_blocks(
     frame = as_dataframe(table)
     check_k(k, len(frame))  # before the workers are reached
     with early_client(scheduler, workers, len(frame), block_size, blocks) as reached:
-        plan = make_plan(frame, schema, k, block_size, blocks, by, floor, scheduler, seed)
+        plan = make_plan(
+            frame,
+            schema,
+            k,
+            block_size,
+            blocks,
+            by,
+            floor,
+            scheduler,
+            seed,
+            missing=settings.missing,
+        )
         results: dict[int, Block] = {}
         parts = FrameBlocks(plan.frame, plan.blocks)
         for i, result in run_blocks(plan, parts.part, settings, reached, workers, on_block):
@@ -202,8 +214,20 @@ def write_blocks(
         source = None
     rows = len(as_dataframe(table))
     check_k(k, rows)  # before the workers are reached
+    read_from = None if source is None else input_record(source.path)
     with early_client(scheduler, workers, rows, block_size, blocks) as reached:
-        plan = make_plan(table, schema, k, block_size, blocks, by, floor, scheduler, seed)
+        plan = make_plan(
+            table,
+            schema,
+            k,
+            block_size,
+            blocks,
+            by,
+            floor,
+            scheduler,
+            seed,
+            missing=settings.missing,
+        )
         spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
         if source is not None and not spilled:
             plan = replace(plan, frame=source.read(source.columns))
@@ -216,6 +240,7 @@ def write_blocks(
             whole = FrameBlocks(plan.frame, plan.blocks)
             [(_, result)] = list(run_blocks(plan, whole.part, settings, reached, workers, on_block))
             release = combine(plan, [result])
+            release = replace(release, metadata=release.metadata.replace(input=read_from))
             paths = release.write(out, sep, formulas=formulas, protect=protect)
             return WrittenRelease(paths[0], paths[1], release.metadata)
         sink = PartWriter(out, protect=protect, sep=sep, formulas=formulas)
@@ -236,7 +261,7 @@ def write_blocks(
                 classes.append(block.sizes)
             order = range(len(plan.blocks))
             meta = metadata(plan, [metas[i] for i in order], [bounds[i] for i in order],
-                            add_up(classes))  # fmt: skip
+                            add_up(classes)).replace(input=read_from)  # fmt: skip
             path, meta_path, meta = sink.commit(meta)
         except BaseException:
             sink.discard()

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .. import __version__
 from ..costs import certified_ratio
+from ..data.schema import is_missing
 from ..io.metadata import ReleaseMetadata
 from ..measures.loss import discernibility_of_sizes
 from ..partition import Partition
@@ -37,6 +38,11 @@ def combine(plan: Plan, done: list[Block]) -> Release:
     offset = 0
     for rows, result in zip(plan.blocks, results, strict=True):
         own = result.partition.labels
+        if own.size != rows.size:  # records left out for a missing value have no crowd
+            block = frame.iloc[rows]
+            rows = rows[~np.logical_or.reduce([is_missing(block[q]).astype(bool)
+                                               for q in plan.schema.qi_names])]  # fmt: skip
+            assert rows.size == own.size, "a block's kept records are its complete ones"
         labels[rows] = np.where(own >= 0, own + offset, -1)
         offset += result.partition.n_clusters
     table = pd.concat([r.table for r in results], ignore_index=True)
@@ -68,11 +74,12 @@ def metadata(
     n_input = len(plan.frame)
     whole = whole_bound(parts, n_input) if combine == "sum" else None
     n_suppressed = sum(_count(m.n_suppressed) for m in metas)
+    n_dropped = sum(_count(m.n_dropped_missing) for m in metas)
     loss = {
         "ncp": sum(_number(m.loss["ncp"]) * _count(m.n_input) for m in metas) / n_input,
         "sse": sum(_number(m.loss["sse"]) for m in metas),
         "l_sse": None,  # each block's SSE is over its own spread: no global share
-        "discernibility": discernibility_of_sizes(sizes, n_input, n_suppressed),
+        "discernibility": discernibility_of_sizes(sizes, n_input, n_suppressed + n_dropped),
     }
     # what the blocks share (their method, form and columns) is the first block's
     return ReleaseMetadata(
@@ -88,6 +95,8 @@ def metadata(
         reference=first.reference,
         approximation_ratio=first.approximation_ratio,
         withheld_columns=first.withheld_columns,
+        schema=first.schema,
+        created=first.created,
         diversity=first.diversity,
         seed=plan.seed,
         version=__version__,
@@ -95,7 +104,7 @@ def metadata(
         n_input=n_input,
         n_released=sum(_count(m.n_released) for m in metas),
         n_suppressed=n_suppressed,
-        n_dropped_missing=sum(_count(m.n_dropped_missing) for m in metas),
+        n_dropped_missing=n_dropped,
         n_crowds=sum(_count(m.n_crowds) for m in metas),
         n_groups=int(sizes.size),
         k_achieved=int(sizes.min()) if sizes.size else 0,

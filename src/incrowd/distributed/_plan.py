@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.schema import Schema
+from ..data.columns import MISSING_LABEL, read_cells
+from ..data.schema import Numeric, Schema, is_missing
 from ..errors import ParameterError
 from ..io.tables import as_dataframe
 from ..params import check_k
@@ -37,9 +38,13 @@ class Plan:
 def make_plan(
     table: object, schema: Schema, k: int, block_size: int | None, blocks: int | None,
     by: Sequence[str], floor: int | None, scheduler: str, seed: int | None,
+    *, missing: str = "keep",
 ) -> Plan:  # fmt: skip
     """The blocks of ``table`` (the settings were checked by
-    :class:`~incrowd.pipeline.settings.Settings`; here what depends on the table)."""
+    :class:`~incrowd.pipeline.settings.Settings`; here what depends on the table).
+    ``missing`` is the run's missing-value policy: a missing label is cut on as a value of
+    its own when it is kept, and as the column's commonest value otherwise (its record is
+    left out in its block, so a block is never made of such records alone)."""
     start = time.perf_counter()
     frame = as_dataframe(table)
     schema = schema.with_domain(frame)  # every block is costed and scored as part of the whole
@@ -52,7 +57,19 @@ def make_plan(
     if blocks is not None:
         block_size = max(-(-len(frame) // blocks), floor)
     block_size = 100_000 if block_size is None else int(block_size)
-    planned, complete = plan_blocks(frame, schema, block_size=block_size, by=by, floor=floor)
+    # cut on the cells as the blocks will read them (numbers parsed, dates as ISO text); each
+    # block reads its own rows again from the table as given
+    named = [c for c in dict.fromkeys([*schema.qi_names, *by]) if c in frame.columns]
+    cells = read_cells(frame[named], schema)  # an unknown column: plan_blocks names it
+    for name, metric in schema.quasi_identifiers.items():
+        if name not in cells.columns or isinstance(metric, Numeric):
+            continue
+        blank = is_missing(cells[name])
+        if blank.any() and not blank.all():
+            fill = MISSING_LABEL if missing in ("keep", "category") else (
+                cells[name][~blank].mode().iloc[0])  # fmt: skip
+            cells[name] = cells[name].astype(object).where(~blank, fill)
+    planned, complete = plan_blocks(cells, schema, block_size=block_size, by=by, floor=floor)
     rows = [r for r, _ in planned]
     paths = [p for _, p in planned] if complete else None
     return Plan(frame, schema, k, seed, rows, paths, tuple(by), block_size, scheduler, start)

@@ -1,7 +1,8 @@
 """Reading delimited text: its separator, its header and rows checked, and a clear error for
 a file that is not delimited text at all (a workbook, an archive, a PDF).
 
-Used by :mod:`incrowd.io.tables`, which reads tables; nothing here holds a table.
+Used by :mod:`incrowd.io.tables`, which reads tables; nothing here holds a table. The text
+encoding is chosen by :mod:`incrowd.io.text_encoding`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
+from .text_encoding import decode_error, text_encoding
 
 __all__ = [
     "check_known", "check_row_lengths", "check_sep", "check_text", "check_unique",
@@ -25,9 +27,10 @@ __all__ = [
 _SEPARATORS = ",;\t|"
 
 
-def detect_sep(path: Path, sample_bytes: int = 65536) -> str:
-    """Guess the separator of a delimited text file from its first lines."""
-    with path.open(newline="", encoding="utf-8-sig", errors="replace") as fh:
+def detect_sep(path: Path, sample_bytes: int = 65536, encoding: str = "utf-8-sig") -> str:
+    """Guess the separator of a delimited text file (read as ``encoding``) from its first
+    lines."""
+    with path.open(newline="", encoding=encoding, errors="replace") as fh:
         sample = fh.read(sample_bytes)
     lines = sample.splitlines()
     if not lines:
@@ -78,35 +81,43 @@ def check_text(path: Path, head: bytes) -> None:
 
 
 def csv_options(
-    path: Path, sep: str | None, na_values: Sequence[str], columns: Sequence[str] | None
-) -> tuple[str, dict[str, Any]]:
-    """The separator and ``pd.read_csv`` options of a CSV file, its header checked."""
+    path: Path, sep: str | None, na_values: Sequence[str], columns: Sequence[str] | None,
+    encoding: str | None = None,
+) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    """The separator and ``pd.read_csv`` options of a CSV file, its header checked; the
+    codec it is read with is ``options["encoding"]`` (``encoding``, or guessed when None:
+    :func:`~incrowd.io.text_encoding.text_encoding`)."""
     with path.open("rb") as fh:
         head = fh.read(4096)
     if not head.strip():
         msg = f"{path} is empty"
         raise InputError(msg)
     check_text(path, head)
-    sep = sep or detect_sep(path)
-    with csv_errors(path, sep), path.open(newline="", encoding="utf-8-sig") as fh:
+    codec = text_encoding(path, encoding)
+    sep = sep or detect_sep(path, encoding=codec)
+    with csv_errors(path, sep, codec, guessed=encoding is None), \
+            path.open(newline="", encoding=codec) as fh:  # fmt: skip
         header = next(csv.reader(fh, delimiter=sep), [])
     check_unique(header, str(path))
     if columns is not None:
         check_known(columns, header, str(path))
     options = {"sep": sep, "dtype": str, "keep_default_na": False,
-               "na_values": list(na_values), "encoding": "utf-8-sig"}  # fmt: skip
+               "na_values": list(na_values), "encoding": codec}  # fmt: skip
     if columns is not None:
         options["usecols"] = list(columns)
     return sep, options
 
 
 @contextlib.contextmanager
-def csv_errors(path: Path, sep: str) -> Iterator[None]:
+def csv_errors(
+    path: Path, sep: str, encoding: str = "utf-8-sig", *, guessed: bool = False
+) -> Iterator[None]:
+    """Turn the errors of reading ``path`` (as ``encoding``; ``guessed``: no encoding was
+    named) into an :class:`InputError` naming the file, and the line where one can."""
     try:
         yield
     except UnicodeDecodeError as exc:
-        msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-        raise InputError(msg) from exc
+        raise decode_error(path, encoding, exc, guessed=guessed) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise unreadable(path, sep, str(exc).strip()) from exc
 
@@ -123,20 +134,21 @@ def maybe_short(last: pd.Series) -> bool:
     return bool(last.isna().any() or last.eq("").any())
 
 
-def check_row_lengths(path: Path, sep: str) -> None:
+def check_row_lengths(path: Path, sep: str, encoding: str = "utf-8-sig") -> None:
     """Refuse a row with fewer or more fields than the header, named as pandas names a long
     one. One pass of Arrow's CSV parser (a third of the time pandas takes to read the file),
     made once per version of a file (a blockwise run reads its columns in two goes)."""
     info = path.stat()  # a file rewritten within one mtime tick keeps neither inode nor ctime
-    _row_lengths(path, sep, (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns))
+    version = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+    _row_lengths(path, sep, encoding, version)
 
 
 @functools.lru_cache(maxsize=16)
-def _row_lengths(path: Path, sep: str, _version: tuple[int, ...]) -> None:
+def _row_lengths(path: Path, sep: str, encoding: str, _version: tuple[int, ...]) -> None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    with path.open(newline="", encoding="utf-8-sig") as fh:
+    with path.open(newline="", encoding=encoding) as fh:
         skipped = 0  # lines of spaces before the header, which pandas skips too
         for line in fh:
             if line.strip():
@@ -160,7 +172,7 @@ def _row_lengths(path: Path, sep: str, _version: tuple[int, ...]) -> None:
         reader = pacsv.open_csv(
             path,
             read_options=pacsv.ReadOptions(use_threads=False, skip_rows=skipped + 1,
-                                           column_names=names),
+                                           column_names=names, encoding=_arrow(encoding)),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
                                              ignore_empty_lines=False, invalid_row_handler=note),
             convert_options=pacsv.ConvertOptions(include_columns=names[:1],
@@ -176,6 +188,11 @@ def _row_lengths(path: Path, sep: str, _version: tuple[int, ...]) -> None:
         line = "a line" if row.number is None else f"line {row.number}"
         why = f"Expected {row.expected_columns} fields in {line}, saw {row.actual_columns}"
         raise unreadable(path, sep, why)
+
+
+def _arrow(codec: str) -> str:
+    """Arrow's name of a codec: its own UTF-8 reader, else Python's codec (transcoded)."""
+    return "utf8" if codec in ("utf-8", "utf-8-sig") else codec
 
 
 def check_known(columns: Sequence[str], header: Sequence[str], where: str) -> None:

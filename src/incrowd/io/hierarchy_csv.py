@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import HierarchyError
 from .atomic import write_new
 from .tables import check_input_file
+from .text_encoding import shown, text_encoding
 
 __all__ = ["MAX_LINE_BYTES", "hierarchy_csv", "read_hierarchy_rows", "write_hierarchy"]
 
@@ -35,7 +36,7 @@ _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 
 def read_hierarchy_rows(
-    path: str | os.PathLike[str], sep: str = ";", encoding: str = "utf-8",
+    path: str | os.PathLike[str], sep: str = ";", encoding: str | None = "utf-8",
     keep: set[str] | None = None,
 ) -> tuple[list[tuple[int, list[str]]], int]:  # fmt: skip
     """The rows of an ARX hierarchy file, each with its number (blank lines aside), and how
@@ -44,13 +45,16 @@ def read_hierarchy_rows(
     Given ``keep`` (value keys), only the rows of those values are held, and memory follows
     them, not the file; a file none of whose values is kept yields its first row. The whole
     file must decode, hold no line longer than :data:`MAX_LINE_BYTES`, and not be a file of
-    another separator; else :class:`~incrowd.HierarchyError`.
+    another separator; else :class:`~incrowd.HierarchyError`. ``encoding`` None: guessed as
+    a table's is (:mod:`incrowd.io.text_encoding`: UTF-8, else cp1252 or latin-1 with a
+    warning); any spelling of UTF-8 drops a byte-order mark.
     """
     path = Path(path)
     check_input_file(path, "hierarchy file", HierarchyError, table=False)
+    codec = text_encoding(path, encoding, HierarchyError)
     scan = _Scan(sep, keep)
     try:
-        scan.read(_blocks(path, encoding, sep))
+        scan.read(_blocks(path, codec, sep))
     except csv.Error as exc:
         msg = f"{path}: cannot read as a {sep!r}-separated hierarchy ({exc})"
         raise HierarchyError(msg) from exc
@@ -98,7 +102,7 @@ def _blocks(path: Path, encoding: str, sep: str) -> Iterator[str]:
             byte = exc.object[exc.start : exc.start + 1]
             msg = (
                 f"{path}: cannot read as a {sep!r}-separated hierarchy (line {where} is not "
-                f"{encoding} text: {exc.reason}, byte {byte!r})"
+                f"{shown(encoding)} text: {exc.reason}, byte {byte!r})"
             )
             raise HierarchyError(msg) from exc
 

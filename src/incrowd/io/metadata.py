@@ -75,10 +75,16 @@ class ReleaseMetadata(Mapping[str, Any]):
     qi: tuple[str, ...] = _f(_NAMES, default=(), doc="the quasi-identifiers")
     sensitive: tuple[str, ...] = _f(_NAMES, default=(), doc="the sensitive columns")
     withheld_columns: tuple[str, ...] = _f(_NAMES, default=(), doc="input columns not published")
+    schema: Mapping[str, Any] | None = _f(
+        _OBJECT, optional=True, doc="how the input was read: roles, types, hierarchies, options"
+    )
+    input: Mapping[str, Any] | None = _f(_OBJECT, optional=True,
+                                         doc="the input file: name, bytes, SHA-256")  # fmt: skip
+    created: str | None = _f(_TEXT, optional=True, doc="when the release was made (UTC)")
     # records
     n_input: int | None = _f(_INT, doc="records in the input")
     n_released: int | None = _f(_INT, doc="records in the release")
-    n_suppressed: int | None = _f(_INT, doc="records withheld (missing values dropped included)")
+    n_suppressed: int | None = _f(_INT, doc="records suppressed for privacy")
     n_dropped_missing: int | None = _f(_INT, doc="records dropped for a missing value")
     n_crowds: int | None = _f(_INT, doc="crowds the method formed")
     n_groups: int | None = _f(_INT, doc="groups of identical published quasi-identifiers")
@@ -147,6 +153,16 @@ class ReleaseMetadata(Mapping[str, Any]):
         if isinstance(value, ReleaseMetadata):
             return value
         return cls() if value is None else cls.from_json(value)
+
+    @property
+    def n_unpublished(self) -> int | None:
+        """Records of the input not in the release: suppressed, or left out for a missing
+        value (None when the metadata does not count them)."""
+        if self.n_suppressed is None:
+            return None
+        if self.schema is None:  # written before 0.1's schema record: dropped were counted in
+            return self.n_suppressed
+        return self.n_suppressed + (self.n_dropped_missing or 0)
 
     def replace(self, **changes: Any) -> ReleaseMetadata:
         """A copy with ``changes`` (field names)."""

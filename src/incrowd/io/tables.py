@@ -3,7 +3,11 @@ delimited text are :mod:`incrowd.io.csv_text`.
 
 CSV cells are read as text (nothing is guessed as missing except empty cells and the
 ``na_values`` the user names), so published non-QI columns are written back exactly as
-they were read — the 1990 census name list contains real names ``NA`` and ``NULL``.
+they were read — the 1990 census name list contains real names ``NA`` and ``NULL``; number
+text (``1,234``, ``02142``, `` 8.0``) is left to the schema. A CSV file is UTF-8 unless an
+``encoding`` is named; a file that is not is read as cp1252 or latin-1 with a warning
+(:mod:`incrowd.io.text_encoding`). :func:`table_separator` tells the separator a file is
+read with, so that the output can be written with the same.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .csv_text import (
     detect_sep,
     maybe_short,
 )
+from .text_encoding import check_encoding, text_encoding
 
 __all__ = [
     "read_table",
@@ -47,6 +52,7 @@ __all__ = [
     "parquet_parts",
     "read_parquet_file",
     "TableFile",
+    "table_separator",
 ]
 
 
@@ -130,18 +136,24 @@ def read_table(
     form: Literal["csv", "parquet"] | None = None,
     compact: bool = False,
     columns: Sequence[str] | None = None,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read a table from a CSV / Parquet path, or accept a pandas, polars or Arrow table.
 
-    The format follows the suffix unless ``form`` says it. ``compact`` reads every CSV
-    column and every Parquet text column as a pandas categorical (each distinct text once,
-    a small code per row: millions of rows in a fraction of the memory). ``columns`` reads
-    only those (in that order). Raises :class:`InputError` for a missing file, an unreadable
-    file, a bad separator, duplicate column names, an unknown column or an empty table.
+    The format follows the suffix unless ``form`` says it. A CSV file is read as
+    ``encoding`` (strictly), or when None as UTF-8, else cp1252 or latin-1 with one
+    :class:`~incrowd.IncrowdWarning` (:mod:`incrowd.io.text_encoding`); Parquet ignores
+    it. ``compact`` reads every CSV column and every Parquet text column as a pandas
+    categorical (each distinct text once, a small code per row: millions of rows in a
+    fraction of the memory). ``columns`` reads only those (in that order). Raises
+    :class:`InputError` for a missing file, an unreadable file, a bad separator or
+    encoding, duplicate column names, an unknown column or an empty table.
     """
     if not isinstance(source, str | os.PathLike):
         return as_dataframe(source)
     check_sep(sep)
+    if encoding is not None:
+        check_encoding(encoding)
     path = Path(source)
     if path.is_dir() and is_parquet(path):
         parts = [read_parquet_file(p, compact=compact, columns=columns)
@@ -150,8 +162,8 @@ def read_table(
     check_input_file(path)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
         return _checked(read_parquet_file(path, compact=compact, columns=columns), str(path))
-    sep, options = csv_options(path, sep, na_values, columns)
-    with csv_errors(path, sep):
+    sep, options = csv_options(path, sep, na_values, columns, encoding)
+    with csv_errors(path, sep, options["encoding"], guessed=encoding is None):
         if compact:  # text chunk by chunk, each made categorical (pandas would guess types)
             chunks = [c.astype("category") for c in pd.read_csv(path, chunksize=1 << 20,
                                                                  **options)]  # fmt: skip
@@ -163,7 +175,7 @@ def read_table(
             frame = pd.read_csv(path, **options)
     # reading some columns, pandas lets rows be short or long; reading all, only short
     if columns is not None or (len(frame.columns) and maybe_short(frame.iloc[:, -1])):
-        check_row_lengths(path, sep)
+        check_row_lengths(path, sep, options["encoding"])
     if columns is not None:
         frame = frame[list(columns)]
     return _checked(frame, str(path))
@@ -175,14 +187,21 @@ class TableFile:
     quasi-identifiers alone and streams the rest (:mod:`incrowd.distributed`), so the table
     may be larger than memory. Everything is read compactly (:func:`read_table`), so a
     column and a chunk give the same values.
+
+    ``sep`` and ``encoding`` are the CSV separator and codec the file is read with: as given,
+    or as found (:func:`read_table`, which warns once when the file is not UTF-8); for
+    Parquet, ``sep`` stays as given and ``encoding`` is None.
     """
 
     def __init__(
         self, path: str | os.PathLike[str], *, sep: str | None = None,
-        na_values: Sequence[str] = (),
+        na_values: Sequence[str] = (), encoding: str | None = None,
     ) -> None:  # fmt: skip
         self.path = Path(path)
         self.sep = check_sep(sep)
+        if encoding is not None:
+            check_encoding(encoding)
+        self.encoding: str | None = None
         self.na_values = tuple(na_values)
         self.dataset = self.path.is_dir() and is_parquet(self.path)
         self.parquet = self.dataset or is_parquet(self.path)
@@ -197,8 +216,9 @@ class TableFile:
                 msg = f"{self.path}: cannot read as Parquet ({exc})"
                 raise InputError(msg) from exc
         else:
-            self.sep, _ = csv_options(self.path, sep, na_values, None)
-            with self.path.open(newline="", encoding="utf-8-sig") as fh:
+            self.sep, options = csv_options(self.path, sep, na_values, None, encoding)
+            self.encoding = options["encoding"]  # read as found from here on: no second guess
+            with self.path.open(newline="", encoding=self.encoding) as fh:
                 names = next(csv.reader(fh, delimiter=self.sep), [])
         check_unique(names, str(self.path))
         self.columns: list[str] = names
@@ -218,7 +238,7 @@ class TableFile:
         wanted = [c for c in dict.fromkeys(columns) if c not in self._read]
         if wanted:
             frame = read_table(self.path, sep=self.sep, na_values=self.na_values,
-                               compact=True, columns=wanted)  # fmt: skip
+                               compact=True, columns=wanted, encoding=self.encoding)  # fmt: skip
             self._read.update({c: frame[c] for c in wanted})
         return pd.DataFrame({c: self._read[c] for c in columns})
 
@@ -240,13 +260,30 @@ class TableFile:
                     msg = f"{path}: cannot read as Parquet ({exc})"
                     raise InputError(msg) from exc
             return
-        sep, options = csv_options(self.path, self.sep, self.na_values, None)
-        with csv_errors(self.path, sep), pd.read_csv(self.path, chunksize=rows,
-                                                      **options) as reader:  # fmt: skip
+        sep, options = csv_options(self.path, self.sep, self.na_values, None, self.encoding)
+        codec = options["encoding"]
+        with csv_errors(self.path, sep, codec), pd.read_csv(self.path, chunksize=rows,
+                                                             **options) as reader:  # fmt: skip
             for chunk in reader:
                 if len(chunk.columns) and maybe_short(chunk.iloc[:, -1]):
-                    check_row_lengths(self.path, sep)
+                    check_row_lengths(self.path, sep, codec)
                 yield chunk.astype("category") if compact else chunk
+
+
+def table_separator(
+    source: str | os.PathLike[str] | Any, sep: str | None = None, encoding: str | None = None
+) -> str:
+    """The separator to write a CSV copy of ``source`` with: ``sep`` when given, else the
+    one :func:`read_table` finds in a CSV file (read as ``encoding``, or as guessed); ``,``
+    for Parquet or a table in memory. Reads at most the file's first 64 KiB once it knows
+    the encoding (cached: no second warning)."""
+    check_sep(sep)
+    if sep is not None or not isinstance(source, str | os.PathLike):
+        return sep or ","
+    path = Path(source)
+    if is_parquet(path) or path.is_dir():
+        return ","
+    return detect_sep(check_input_file(path), encoding=text_encoding(path, encoding))
 
 
 def as_dataframe(table: Any) -> pd.DataFrame:

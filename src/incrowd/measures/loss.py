@@ -279,13 +279,15 @@ def evaluate_release(
         raise InputError(report.problems[0])
     columns = encode_qis(original, schema)
     n_input = len(original) if meta.n_input is None else meta.n_input
-    n_suppressed = max(n_input - report.n_records, 0) if meta.n_suppressed is None else (
-        meta.n_suppressed)  # fmt: skip
+    # every input record not published costs as suppressed (left out for a missing value too)
+    unpublished = meta.n_unpublished
+    n_suppressed = max(n_input - report.n_records, 0) if unpublished is None else unpublished
     out: dict[str, Any] = {
         "form": form,
         "n_input": n_input,
         "n_released": report.n_records,
-        "n_suppressed": n_suppressed,
+        "n_suppressed": n_suppressed - (meta.n_dropped_missing or 0),
+        "n_dropped_missing": meta.n_dropped_missing or 0,
         "n_groups": report.n_classes,
         "k_achieved": report.k_achieved,
         "avg_group_size": report.n_records / report.n_classes if report.n_classes else 0.0,

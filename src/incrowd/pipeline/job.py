@@ -25,7 +25,8 @@ A job file names the same things as the command-line flags (every key is a field
     categorical = []
     numeric = []
 
-    [hierarchy]                  # a file, "prefix", or "intervals:5,10,20"
+    [hierarchy]                  # a file, "prefix", "intervals:5,10,20",
+                                 # "intervals:0-17,18-64,65-120" or "dates:month,year"
     sex = "adult_hierarchy_sex.csv"
     zip = "prefix"
 
@@ -40,31 +41,40 @@ Flags given on the command line override the file.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HierarchyError, IncrowdError, InputError, SchemaError
+from ..errors import IncrowdError, InputError, SchemaError
 from .settings import Settings
 
 if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults only
     import pandas as pd
 
-    from ..data.hierarchy import Hierarchy
     from ..data.schema import Schema
     from ..io.tables import TableFile
 
 __all__ = [
-    "build_hierarchy",
     "build_schema",
     "job_from_mapping",
     "parse_weights",
     "read_job",
     "with_weights",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``build_hierarchy`` and ``HIERARCHY_SPECS``, which moved to
+    :mod:`incrowd.data.hierarchy_specs`, loaded on first use (PEP 562: pandas stays unloaded
+    for ``incrowd --help``)."""
+    if name in ("build_hierarchy", "HIERARCHY_SPECS"):
+        from ..data import hierarchy_specs
+
+        return getattr(hierarchy_specs, name)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 def read_job(path: str | Path) -> Settings:
@@ -99,6 +109,8 @@ def _kind(name: str) -> Any:
 def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> Settings:
     """The settings of a job file's TOML table (``where`` names it in errors; paths are
     taken relative to ``base``)."""
+    from ..data.hierarchy_specs import HIERARCHY_SPECS, is_builder, kind_named
+
     data = dict(data)
     kinds = {name: _kind(name) for name in Settings.names()}
     lists = [name for name, kind in kinds.items() if kind == "list"]
@@ -130,11 +142,9 @@ def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> 
     hierarchy = {}
     for col, spec in tables["hierarchy"].items():
         if not isinstance(spec, str):
-            msg = f"{where}: hierarchy.{col} must be a file name, 'prefix' or 'intervals:...'"
+            msg = f"{where}: hierarchy.{col} must be a file name or a spec: {HIERARCHY_SPECS}"
             raise InputError(msg)
-        builder = _is_builder(spec) or (
-            _kind_named(spec) is not None and not (base / spec).exists()
-        )
+        builder = is_builder(spec) or (kind_named(spec) is not None and not (base / spec).exists())
         hierarchy[str(col)] = spec if builder else str(base / spec)
     values["hierarchy"] = hierarchy
     values["params"] = dict(tables["params"])
@@ -170,52 +180,6 @@ def _as_list(value: Any, where: str) -> list[str]:
     raise InputError(msg)
 
 
-#: What a hierarchy spec may be (the answer to any other kind).
-HIERARCHY_SPECS = "FILE, prefix or intervals:W1,W2,... (e.g. intervals:5,10,20)"
-
-
-def _is_builder(spec: str) -> bool:
-    return spec == "prefix" or spec.startswith("intervals:")
-
-
-def _kind_named(spec: str) -> str | None:
-    """The kind a spec such as ``bogus:1`` names (None for a path: a one-letter word is a
-    Windows drive, and a path has a separator or a dot before any colon)."""
-    head, colon, _ = spec.partition(":")
-    return head if colon and len(head) > 1 and head.isalpha() else None
-
-
-def build_hierarchy(spec: str, column: pd.Series, name: str) -> Hierarchy:
-    """A hierarchy from a spec: a file path, ``prefix``, or ``intervals:w1,w2,...``."""
-    import pandas as pd
-
-    from ..data.columns import MISSING_LABEL
-    from ..data.hierarchy import Hierarchy, distinct_values
-    from ..data.schema import is_missing
-
-    missing = is_missing(column)
-    present = column[~missing]
-    if spec == "prefix":
-        return Hierarchy.from_prefix(present.astype(str), source=f"prefix hierarchy of {name!r}")
-    if spec.startswith("intervals:"):
-        try:
-            widths = [float(w) for w in spec.split(":", 1)[1].split(",") if w.strip()]
-            values = pd.to_numeric(present.astype(str).str.strip()).to_numpy(dtype=float)
-        except ValueError as exc:
-            msg = f"interval hierarchy of {name!r}: {exc}"
-            raise HierarchyError(msg) from exc
-        return Hierarchy.from_intervals(values, widths, source=f"interval hierarchy of {name!r}")
-    kind = _kind_named(spec)
-    if kind is not None and not os.path.lexists(spec):  # a file may be named so
-        word = spec if kind in ("prefix", "intervals") else kind
-        msg = f"unknown hierarchy kind {word!r}; use {HIERARCHY_SPECS}"
-        raise HierarchyError(msg)
-    # only the rows of the data's values are read (the file may list millions);
-    # --missing category makes a missing cell the value MISSING_LABEL
-    keep = list(distinct_values(present)[0]) + ([MISSING_LABEL] if missing.any() else [])
-    return Hierarchy.from_csv(spec, keep=keep)
-
-
 def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     """The schema a job describes, with hierarchies resolved against the table (of a
     :class:`TableFile`, only the quasi-identifiers are read)."""
@@ -228,24 +192,29 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     columns = list(source.columns)
     known = [name for name in job.qi if name in columns]
     table = source.read(known) if isinstance(source, TableFile) else source
-    hierarchies = {}
-    for name, spec in job.hierarchy.items():
+    for name in job.hierarchy:
         if name not in columns:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
         if name not in job.qi:
             msg = f"column {name!r} has a hierarchy but is not a quasi-identifier (--qi)"
             raise SchemaError(msg)
-        hierarchies[name] = build_hierarchy(spec, table[name], name)
+    # the hierarchies are built from the cells as their types read them (Schema.infer)
     schema = Schema.infer(
         table,
         job.qi,
         sensitive=job.sensitive,
         insensitive=job.insensitive,
         identifiers=job.identifier,
-        hierarchies=hierarchies,
+        hierarchies=dict(job.hierarchy),
         categorical=job.categorical,
         numeric=job.numeric,
+        code=job.code,
+        date=job.date,
+        thousands=job.thousands,
+        decimal=job.decimal,
+        date_format=job.date_format,
+        missing=job.missing,
         columns=columns,
     )
     return with_weights(schema, job.weights)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from ..release import (
     release_microaggregated,
 )
 from ..space.metric_space import MetricSpace
+from .record import input_record, now, schema_record
 from .settings import Settings
 
 __all__ = ["anonymize", "anonymize_with", "make_algorithm", "method_class"]
@@ -99,14 +100,19 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
 
 def anonymize(
     table: Any,
-    schema: Schema,
-    k: int,
+    schema: Schema | None = None,
+    k: int | None = None,
     *,
+    qi: Sequence[str] | None = None,
+    sensitive: Sequence[str] = (),
+    insensitive: Sequence[str] = (),
+    identifiers: Sequence[str] = (),
+    hierarchies: Mapping[str, Any] | None = None,
     method: str | None = None,
     release: str = "generalized",
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
-    missing: MissingPolicy = "error",
+    missing: MissingPolicy = "keep",
     center: str | None = None,
     norm: int | None = None,
     generalize: str = "levels",
@@ -116,7 +122,13 @@ def anonymize(
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
 
-    ``method`` defaults to the release form's :data:`DEFAULT_METHODS` entry.
+    The columns' roles are a :class:`~incrowd.data.schema.Schema`, or — without one — the
+    quasi-identifiers ``qi`` with ``sensitive``, ``insensitive``, ``identifiers`` and
+    ``hierarchies`` (a :class:`~incrowd.data.hierarchy.Hierarchy` or a spelling such as
+    ``"prefix"`` or ``"intervals:0-17,18-64,65-120"`` per column), from which
+    :meth:`Schema.infer <incrowd.data.schema.Schema.infer>` reads each column's type.
+    ``missing`` (``"keep"``, ``"drop"`` or ``"error"``) is what a missing quasi-identifier
+    becomes. ``method`` defaults to the release form's :data:`DEFAULT_METHODS` entry.
 
     The release is checked by :func:`incrowd.verify` (which reads only the published table)
     before it is returned; its ``metadata`` holds the provenance, the record counts and the
@@ -139,6 +151,20 @@ def anonymize(
         k, method=method, release=release, params=params, seed=seed, missing=missing,
         center=center, norm=norm, generalize=generalize, diversity=diversity,
     )  # fmt: skip
+    if k is None:
+        msg = "anonymize needs k, the smallest crowd (k=5)"
+        raise ParameterError(msg)
+    if schema is None:
+        if not qi:
+            msg = "anonymize needs a schema, or the quasi-identifiers: qi=['age', 'zip', ...]"
+            raise ParameterError(msg)
+        schema = Schema.infer(
+            as_dataframe(table), list(qi), sensitive=sensitive, insensitive=insensitive,
+            identifiers=identifiers, hierarchies=hierarchies, missing=missing,
+        )  # fmt: skip
+    elif qi is not None or hierarchies is not None:
+        msg = "give either a schema or qi= (with hierarchies=), not both"
+        raise ParameterError(msg)
     published = anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
     for line in homogeneity_warnings(published.metadata):
         warnings.warn(line, IncrowdWarning, stacklevel=2)
@@ -256,7 +282,7 @@ def anonymize_with(
 
     stage("measuring information loss")
     n_input = len(frame)
-    n_suppressed = partition.n_suppressed + n_dropped
+    n_suppressed = partition.n_suppressed  # apart from the records left out for missing values
     lower = algorithm.lower_bound_
     recrowded = merges or (polished is not None and polished.labels is not None)
     ratio = algorithm.certified_ratio_ if not recrowded else certified_ratio(cost, lower)
@@ -268,7 +294,7 @@ def anonymize_with(
         "l_sse": l_sse(sse, partition.labels),
         "ncp": ncp_loss(space.columns, partition, n_dropped, generalize),
         "discernibility": published_discernibility(
-            out.table, schema, out.form, n_input, n_suppressed
+            out.table, schema, out.form, n_input, n_suppressed + n_dropped
         ),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
@@ -308,6 +334,7 @@ def anonymize_with(
         guarantee_text=guarantee.text,
         reference=guarantee.reference,
         withheld_columns=tuple(withheld),
+        schema=schema_record(schema, settings),  # the checker counts by its format too
     )
     stage("verifying the release")
     report = verify(out.table, schema.qi_names, k, metadata=metadata, diversity=diversity,
@@ -315,8 +342,12 @@ def anonymize_with(
     report.raise_if_failed()
     homogeneous = homogeneous_classes(out.table, schema, out.form, report.n_classes)
     # crowds that generalize to the same published values merge into one group
-    metadata = metadata.replace(n_groups=report.n_classes, homogeneous=homogeneous,
-                                seconds=round(time.perf_counter() - start, 4))  # fmt: skip
+    metadata = metadata.replace(
+        n_groups=report.n_classes, homogeneous=homogeneous, created=now(),
+        # a block of a blockwise run does not hash the whole input: the run records it
+        input=None if settings.blocked else input_record(settings.input),
+        seconds=round(time.perf_counter() - start, 4),
+    )  # fmt: skip
     return Release(out.table, out.form, partition, metadata)
 
 

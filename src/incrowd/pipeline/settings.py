@@ -137,8 +137,25 @@ class Settings:
         _Check("..io.tables", "check_sep", "one character, not a quote or a line break"),
     )  # fmt: skip
     missing: str = _option(
-        "error", "Missing QI values: error | drop (leave the records out, counted as "
-        "suppressed) | category (a value of its own).", OneOf("error", "drop", "category"),
+        "keep", "Missing QI values: keep (a value of its own, shared only with missing cells "
+        "or published as *) | drop (leave the records out, counted apart) | error. "
+        "category: the former name of keep.", OneOf("keep", "drop", "error", "category"),
+    )  # fmt: skip
+    encoding: str | None = _option(
+        None, "Input text encoding (utf-8, latin-1, cp1252, ...).",
+        _Check("..io.text_encoding", "check_encoding", "a Python codec name"),
+        shown="UTF-8; else cp1252 or latin-1, with a warning",
+    )  # fmt: skip
+    thousands: str | None = _option(
+        None, "Thousands separator of numbers (, . ' or space).", OneOf(",", ".", "'", " "),
+        shown="detected, with a warning when ambiguous",
+    )  # fmt: skip
+    decimal: str | None = _option(None, "Decimal mark of numbers (. or ,).", OneOf(".", ","),
+                                  shown="detected")  # fmt: skip
+    date_format: str | None = _option(
+        None, "Date format (strftime, e.g. %d/%m/%Y).",
+        _Check("..data.dates", "check_date_format", "strftime with %Y, %m and %d"),
+        shown="detected, ISO first",
     )  # fmt: skip
     center: str | None = _option(
         None, "centers release: centroid | medoid.",
@@ -181,11 +198,17 @@ class Settings:
     sensitive: tuple[str, ...] = _option((), "Sensitive columns.")
     identifier: tuple[str, ...] = _option((), "Identifier columns (never output).")
     insensitive: tuple[str, ...] = _option((), "Columns passed through.")
-    categorical: tuple[str, ...] = _option((), "Treat these QIs as labels.")
+    categorical: tuple[str, ...] = _option((), "Treat these QIs as labels (categories).")
     numeric: tuple[str, ...] = _option((), "Treat these QIs as numbers.")
+    code: tuple[str, ...] = _option((), "Treat these QIs as codes (text, zeros kept, prefix "
+                                    "masking).")  # fmt: skip
+    date: tuple[str, ...] = _option((), "Treat these QIs as dates.")
     hierarchy: Mapping[str, str] = _option(
-        help="COLUMN=FILE (ARX CSV), COLUMN=prefix or COLUMN=intervals:5,10,20.",
-        check="FILE | prefix | intervals:W1,W2,...", factory=dict,
+        help="COLUMN=FILE (ARX CSV), prefix, intervals:5,10,20 (nested widths), "
+        "intervals:0-17,18-64,65-120 (bands; / between levels), dates or "
+        "dates:month,quarter,year.",
+        check="FILE | prefix | intervals:W1,W2,... | intervals:LO-HI,... | dates:LEVEL,...",
+        factory=dict,
     )  # fmt: skip
     weights: Mapping[str, float] = _option(
         help="Attribute weights NAME=W (age=2,sex=1); default 1.", check=Weights(), factory=dict

@@ -311,16 +311,18 @@ def _check_multisets(table: pd.DataFrame, counts: pd.Series, sensitive: Sequence
 
 def _reconcile(meta: ReleaseMetadata, n_records: int) -> list[str]:
     problems = []
-    released, n_input, suppressed = meta.n_released, meta.n_input, meta.n_suppressed
+    released, n_input, suppressed = meta.n_released, meta.n_input, meta.n_unpublished
     if released is not None and released != n_records:
         problems.append(
             f"the table holds {n_records} records but the metadata says {released} were released"
         )
     if n_input is not None and suppressed is not None and released is not None:
         if released + suppressed != n_input:
+            dropped = f" + {meta.n_dropped_missing} left out for a missing value" if (
+                meta.n_dropped_missing) else ""  # fmt: skip
             problems.append(
-                f"records do not add up: {released} released + {suppressed} suppressed "
-                f"!= {n_input} input"
+                f"records do not add up: {released} released + {meta.n_suppressed} suppressed"
+                f"{dropped} != {n_input} input"
             )
     return problems
 
