@@ -299,3 +299,15 @@ def test_default_widths_nest_from_ten_to_twenty_bins_down_to_a_few(seed):
         mantissa = w / 10 ** math.floor(math.log10(w) + 1e-9)
         assert any(math.isclose(mantissa, m) for m in (1, 2, 5))
     assert Hierarchy.from_intervals(values, widths).height == len(widths) + (bins(widths[-1]) > 1)
+
+
+@pytest.mark.parametrize("as_numbers", [False, True])
+def test_prefix_reads_the_cells_as_codes(as_numbers):
+    """``prefix`` on digits read as numbers (text, or an integer dtype) masks the codes, not
+    the text of floats (``17412.0``)."""
+    values = [17412 + i % 7 for i in range(40)]
+    table = pd.DataFrame({"area": values if as_numbers else [str(v) for v in values]})
+    metric = Schema.infer(table, ["area"], hierarchies={"area": "prefix"}).quasi_identifiers[
+        "area"]  # fmt: skip
+    assert metric.cells.kind == "code" and metric.spec == "prefix"
+    assert "17412" in metric.hierarchy and "1741*" in metric.hierarchy.labels[1]

@@ -91,7 +91,10 @@ def choose_metrics(
             continue
         column = table[name]
         kind = declared.get(name)
-        if kind is None and _numbers_by_dtype(column):
+        spec = hierarchies.get(name)
+        if kind is None and spec == "prefix":  # masking a prefix reads the cells as codes
+            kind = "code"
+        elif kind is None and _numbers_by_dtype(column):
             kind = "number"
             if has_word(name, CODE_WORDS):  # a reader may have dropped a zip's leading zero
                 _warn(f"column {name!r} holds numbers but its name suggests a code: read as "
@@ -105,7 +108,6 @@ def choose_metrics(
         canonical = normalize(column, cells, name)
         has_missing = bool(is_missing(canonical).any())
         keep = has_missing and missing not in ("drop", "error")
-        spec = hierarchies.get(name)
         if isinstance(spec, Hierarchy):
             metrics[name] = Hierarchical(spec, cells=cells)
         elif spec is not None:
