@@ -95,25 +95,25 @@ def test_a_messy_extract_is_released_right_with_no_type_flags(tmp_path, seed):
     assert shown is not None and float(shown.group(1)) == pytest.approx(reported, rel=1e-5)
 
 
+def _released(tmp_path, table, qi):
+    """``table`` written as CSV and released at k = 4: its path and the release's."""
+    source, out = tmp_path / "hospital.csv", tmp_path / "rel.csv"
+    table.to_csv(source, index=False)
+    made = invoke("anonymize", source, "--qi", qi, "--k", "4", "--seed", "1", "--out", out)
+    assert made.exit_code == 0, made.output
+    return source, out
+
+
 def test_a_changed_input_is_named_by_the_follow_up(tmp_path):
     table = hospital(3, n=120)
-    source = tmp_path / "hospital.csv"
-    table.to_csv(source, index=False)
-    out = tmp_path / "rel.csv"
-    assert invoke("anonymize", source, "--qi", "age,zip,sex", "--k", "4", "--seed", "1",
-                  "--out", out).exit_code == 0  # fmt: skip
+    source, out = _released(tmp_path, table, "age,zip,sex")
     table.iloc[:-1].to_csv(source, index=False)  # one record fewer
     risk = invoke("risk", source, out)
     assert "is not the input" in risk.stderr and "SHA-256 differs" in risk.stderr
 
 
 def test_a_follow_up_flag_replaces_the_recorded_type(tmp_path):
-    table = hospital(4, n=150)
-    source = tmp_path / "hospital.csv"
-    table.to_csv(source, index=False)
-    out = tmp_path / "rel.csv"
-    assert invoke("anonymize", source, "--qi", "age,relat", "--k", "4", "--seed", "1",
-                  "--out", out).exit_code == 0  # fmt: skip
+    source, out = _released(tmp_path, hospital(4, n=150), "age,relat")
     risk = invoke("risk", source, out, "--numeric", "relat")  # recorded as a category
     assert "declared both" not in risk.output and risk.exit_code == 0, risk.output
 

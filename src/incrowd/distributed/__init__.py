@@ -92,7 +92,7 @@ from ._bound import LeftOutTerms
 from ._client import client, early_client, unused_cluster_options, warn_workers
 from ._combine import combine, metadata
 from ._cut import cut_blocks
-from ._plan import make_plan
+from ._plan import Plan, make_plan
 from ._run import Block, run_blocks
 from ._source import FrameBlocks, SpilledBlocks
 
@@ -117,6 +117,13 @@ def _settings(k: int, seed: int | None, scheduler: str, workers: int | None,
     return Settings.of_run(k, seed=seed, scheduler=scheduler, workers=workers,
                            block_size=block_size, blocks=blocks, block_by=tuple(by),
                            **options).check_run()  # fmt: skip
+
+
+def _plan(table: object, schema: Schema, settings: Settings, floor: int | None) -> Plan:
+    """The blocks of ``table`` as the run's checked settings cut them."""
+    return make_plan(table, schema, int(settings.k or 0), settings.block_size, settings.blocks,
+                     settings.block_by, floor, settings.scheduler or "local", settings.seed,
+                     missing=settings.missing)  # fmt: skip
 
 
 def anonymize_blocks(
@@ -147,18 +154,7 @@ def anonymize_blocks(
     frame = as_dataframe(table)
     check_k(k, len(frame))  # before the workers are reached
     with early_client(scheduler, workers, len(frame), block_size, blocks) as reached:
-        plan = make_plan(
-            frame,
-            schema,
-            k,
-            block_size,
-            blocks,
-            by,
-            floor,
-            scheduler,
-            seed,
-            missing=settings.missing,
-        )
+        plan = _plan(frame, schema, settings, floor)
         results: dict[int, Block] = {}
         parts = FrameBlocks(plan.frame, plan.blocks)
         for i, result in run_blocks(plan, parts.part, settings, reached, workers, on_block):
@@ -216,18 +212,7 @@ def write_blocks(
     check_k(k, rows)  # before the workers are reached
     read_from = None if source is None else input_record(source.path)
     with early_client(scheduler, workers, rows, block_size, blocks) as reached:
-        plan = make_plan(
-            table,
-            schema,
-            k,
-            block_size,
-            blocks,
-            by,
-            floor,
-            scheduler,
-            seed,
-            missing=settings.missing,
-        )
+        plan = _plan(table, schema, settings, floor)
         spilled = source is not None and len(plan.blocks) > 1 and _spills(source, spill)
         if source is not None and not spilled:
             plan = replace(plan, frame=source.read(source.columns))
