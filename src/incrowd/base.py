@@ -67,7 +67,11 @@ class Tags:
     - ``seeded``: it takes ``random_state``;
     - ``max_records``: the largest input it accepts (the exact solver), or None;
     - ``coordinates``: the number of numeric quasi-identifiers it needs (a place as
-      longitude and latitude: 2), or None for any table.
+      longitude and latitude: 2), or None for any table;
+    - ``full_domain``: it publishes one level of each hierarchy for the whole table
+      (``levels_``; global recoding), so its ``cost_`` prices every crowd at those levels
+      (:meth:`~incrowd.costs.GeneralizationCost.at_levels`), and it takes
+      ``suppression_limit``: records in classes under ``k``, each costing a full row.
     """
 
     fixed_k: int | None = None
@@ -82,11 +86,12 @@ class Tags:
     seeded: bool = False
     max_records: int | None = None
     coordinates: int | None = None
+    full_domain: bool = False
 
     @property
     def may_suppress(self) -> bool:
         """Whether some records may be left out of the release (label −1)."""
-        return self.outlier_budget or self.deletion
+        return self.outlier_budget or self.deletion or self.full_domain
 
 
 def as_space(X: object) -> MetricSpace:

@@ -17,6 +17,7 @@ __all__ = [
     "Constraint",
     "CrowdSize",
     "Flag",
+    "Function",
     "Interval",
     "OneOf",
     "PositiveInt",
@@ -177,6 +178,19 @@ class WholeNumber(Constraint):
 class PositiveInt(WholeNumber):
     least = 1
     kind = "a positive integer"
+
+
+class Function(Constraint):
+    """A function the method calls (or None)."""
+
+    def check(self, name: str, value: object, n: int) -> object:
+        if value is not None and not callable(value):
+            msg = f"{name} must be a function or None, got {value!r}"
+            raise ParameterError(msg)
+        return value
+
+    def describe(self) -> str:
+        return "a function or None"
 
 
 class Flag(Constraint):

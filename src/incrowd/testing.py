@@ -75,9 +75,9 @@ def limits(estimator: Algorithm, n: int, cost: object) -> dict[str, float | int 
         out["max_groups"] = int(params["max_clusters"])
     if tags.outlier_budget:
         out["budget"] = math.floor(params["epsilon"] * n + 1e-9)
-    if tags.deletion and params.get("allow_deletion"):
+    if (tags.deletion and params.get("allow_deletion")) or tags.full_domain:
         assert isinstance(cost, GeneralizationCost)
-        out["leave_cost"] = cost.row_cost
+        out["leave_cost"] = cost.row_cost  # a full-domain method's suppressed records
     return out
 
 
@@ -121,13 +121,20 @@ def check_algorithm(
             assert part.n_suppressed == 0, "this method must not leave records out"
         if not limit["leave_cost"]:
             assert part.n_suppressed <= limit["budget"], "more records left out than allowed"
+        if tags.full_domain:
+            allowed = math.floor(float(params["suppression_limit"]) * n + 1e-9)
+            assert part.n_suppressed <= allowed, "more records suppressed than the limit"
         if limit["max_groups"] is not None:
             assert part.n_clusters <= limit["max_groups"], "more crowds than allowed"
         again = clone(estimator).fit(space)
         assert again.partition_ == part, "fit must be deterministic for fixed parameters"
         opt, _ = optimum(cost, n, k, **limit)  # type: ignore[arg-type]
         tol = 1e-9 * max(1.0, abs(opt))
-        if cost.combine == "sum":
+        if tags.full_domain:  # every crowd at the method's levels, not where it agrees
+            assert isinstance(cost, GeneralizationCost)
+            priced = cost.at_levels(labels, model.levels_)
+            assert abs(model.cost_ - priced) <= tol, f"cost_ {model.cost_} is not its cost {priced}"
+        elif cost.combine == "sum":
             priced = cost.priced(labels, getattr(model, "center_records_", None))
             assert abs(model.cost_ - priced) <= tol, f"cost_ {model.cost_} is not its cost {priced}"
         assert model.cost_ >= opt - tol, f"cost {model.cost_} is below the optimum {opt}"

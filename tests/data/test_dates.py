@@ -129,7 +129,7 @@ def test_a_cell_that_does_not_parse(cells, fmt, row, value):
         parse_dates(pd.Series(cells), fmt, "admitted")
     text = str(info.value)
     assert "'admitted'" in text and f"row {row} " in text and repr(value) in text
-    assert "--date-format" in text
+    assert "with date_format (e.g." in text and "--" not in text
 
 
 # ----------------------------------------------------------------------------- hierarchy

@@ -21,7 +21,9 @@ FULL = {
     "input": {"file": "in.csv", "bytes": 10, "sha256": "ef" * 32},
     "created": "2026-11-27T15:00:00Z",
     "n_input": 10, "n_released": 9, "n_suppressed": 1, "n_dropped_missing": 0, "n_crowds": 3,
-    "n_groups": 3, "k_achieved": 3, "loss": {"ncp": 0.25, "l_sse": None}, "cost": 2.5,
+    "n_groups": 3, "k_achieved": 3, "suppressed_rows": "star", "levels": {"age": 1},
+    "categories": {"age": [["20-29", 5], ["*", 4]]}, "loss": {"ncp": 0.25, "l_sse": None},
+    "cost": 2.5,
     "objective": "generalization", "lower_bound": 1.0, "certified_ratio": 2.5,
     "approximation_ratio": 5.0, "certificate": {"kind": "dual"}, "guarantee_text": "at most",
     "reference": "Aggarwal", "polish": None, "diversity": None,
@@ -65,6 +67,24 @@ def test_absent_fields_read_as_none_or_empty_and_optional_ones_are_not_written()
 def test_a_field_of_the_wrong_type_is_refused_by_name(key, value, want):
     with pytest.raises(InputError, match=rf"out.json: '{key}' must be {want}"):
         ReleaseMetadata.from_json({key: value}, where="out.json")
+
+
+def test_the_form_of_suppressed_rows_and_the_categories_of_a_global_recoding():
+    old = ReleaseMetadata.from_json({"release": "generalized", "n_suppressed": 2})
+    assert old.suppressed_rows is None and old.suppressed_form == "drop"
+    assert "suppressed_rows" not in old.to_json() and "levels" not in old.to_json()
+    star = ReleaseMetadata.from_json({"suppressed_rows": "star"})
+    assert star.suppressed_form == "star"
+    with pytest.raises(InputError, match="'suppressed_rows' must be one of star, drop"):
+        ReleaseMetadata.from_json({"suppressed_rows": "blank"})
+    for key, value in (("levels", {"age": -1}), ("levels", {"age": "1"}), ("levels", [1]),
+                       ("categories", {"age": [["20-29"]]}), ("categories", {"age": "x"}),
+                       ("categories", {"age": [[5, 5]]})):  # fmt: skip
+        with pytest.raises(InputError, match=f"'{key}' must be an object of"):
+            ReleaseMetadata.from_json({key: value})
+    built = ReleaseMetadata(levels={"age": 1}, categories={"age": [["20-29", 5], ("*", 4)]})
+    assert built.categories == {"age": (("20-29", 5), ("*", 4))}
+    assert ReleaseMetadata.from_json(built.to_json()) == built
 
 
 def test_an_integral_float_reads_as_an_integer():

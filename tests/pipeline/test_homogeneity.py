@@ -47,7 +47,7 @@ def test_homogeneous_classes_match_an_independent_count_and_warn(seed):
     lines = [str(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
     if classes:
         assert len(lines) == 1 and f"{classes} of {release.metadata.n_groups}" in lines[0]
-        assert "'disease'" in lines[0] and "--l 2" in lines[0]
+        assert "'disease'" in lines[0] and "diversity=Diversity(l=2)" in lines[0]
     else:
         assert not lines
 

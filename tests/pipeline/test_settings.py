@@ -15,7 +15,8 @@ from incrowd.privacy.models import Diversity
 VALID = {
     "input": "in.csv", "out": "out.csv", "k": 5, "method": "mdav", "release": "centers",
     "seed": 1, "sep": ";", "missing": "drop", "center": "medoid", "norm": 1,
-    "generalize": "sets", "csv_formulas": "refuse", "l": 3.0, "l_kind": "recursive",
+    "generalize": "sets", "suppression_limit": 0.02, "suppressed": "drop",
+    "csv_formulas": "refuse", "l": 3.0, "l_kind": "recursive",
     "c": 2.0, "t": 0.5, "t_kind": "ordered", "scheduler": "sync", "workers": 2,
     "block_size": 1000, "blocks": 2, "block_by": ("b",), "spill": "always",
     "na_values": ("?", "NA"), "qi": ("age", "sex"), "sensitive": ("disease",),

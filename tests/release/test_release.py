@@ -134,9 +134,13 @@ def test_every_release_is_k_anonymous_and_loses_no_record(data, form, method, se
     assert meta["n_released"] + meta["n_suppressed"] == meta["n_input"] == len(table)
     assert report.n_records == meta["n_released"]
     if not params.get("allow_deletion"):  # deleted rows are counted as suppressed
-        assert meta["n_suppressed"] <= np.floor(params.get("epsilon", 0) * len(table) + 1e-9)
+        share = params.get("suppression_limit") or params.get("epsilon") or 0
+        assert meta["n_suppressed"] <= np.floor(share * len(table) + 1e-9)
     assert "id" not in rel.table.columns
-    kept = table.iloc[np.flatnonzero(rel.partition.labels >= 0)]
+    # suppressed records are published as rows of * (the default), their values kept
+    starred = meta.suppressed_form == "star"
+    assert report.n_suppressed_rows == (meta["n_suppressed"] if starred else 0)
+    kept = table if starred else table.iloc[np.flatnonzero(rel.partition.labels >= 0)]
     if form != "centers":
         # every released record is there: pass-through columns are a permutation
         assert sorted(rel.table["disease"]) == sorted(kept["disease"])

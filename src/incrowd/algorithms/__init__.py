@@ -1,6 +1,6 @@
 """Algorithms, one problem family per package, and the registry the CLI offers.
 
-Each family is a package (``recoding``, ``forest``, ``factors``, ``gather``,
+Each family is a package (``recoding``, ``global_recoding``, ``forest``, ``factors``, ``gather``,
 ``cellular``, ``mdav``, ``single_attribute``) whose private modules only it imports;
 what several families use is in ``_shared``; ``exact`` (the subset dynamic program)
 and ``release_polish`` (after any method) are single modules.
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .factors import ThreeAnonymity, TwoAnonymity, TwoMicroaggregation
     from .forest import ForestKAnonymity, MuApprox
     from .gather import KRCenter, KRCenterOutliers, RGather, RGatherOutliers
+    from .global_recoding import GlobalRecoding
     from .mdav import MDAV
     from .recoding import LocalRecoding
     from .single_attribute.bincover import BinCovering
@@ -36,6 +37,7 @@ __all__ = [
     "CellularClustering",
     "ExactPartition",
     "ForestKAnonymity",
+    "GlobalRecoding",
     "LocalRecoding",
     "MuApprox",
     "RCellular",
@@ -63,6 +65,7 @@ _REGISTRY = {
     "r-cellular": ("cellular", "RCellular"),
     "r-cellular-outliers": ("cellular", "RCellularOutliers"),
     "local-recoding": ("recoding", "LocalRecoding"),
+    "global-recoding": ("global_recoding", "GlobalRecoding"),
     "forest": ("forest", "ForestKAnonymity"),
     "mu-approx": ("forest", "MuApprox"),
     "2-anonymity": ("factors", "TwoAnonymity"),

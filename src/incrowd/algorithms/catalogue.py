@@ -48,6 +48,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         'generalization',
         'Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5',
     ),
+    'global-recoding': (
+        'the least loss over the full-domain generalization lattice within the suppression limit (exact; a certified gap if the time limit stops the search)',
+        'generalization',
+        'Samarati, IEEE TKDE 13(6), 2001 (full-domain generalization with suppression); Kohlmayer et al., Flash, PASSAT 2012 (optimal lattice search)',
+    ),
     'kd-rectangles': (
         'largest crowd ≤ m + 2d(k−1) ≤ (2d+1)·OPT over boxes (5 in the plane)',
         'largest_crowd',

@@ -15,10 +15,8 @@ from types import FrameType
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from ..errors import IncrowdError, IncrowdWarning, InputError
+from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text
 
 __all__ = [
     "TERMINATED",
@@ -36,8 +34,36 @@ __all__ = [
     "warn",
 ]
 
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _Console:
+    """A rich ``Console`` made on first use: importing rich costs ~40 ms of every start,
+    also of ``--help``, which prints nothing through it (benchmarks/cold_start.py)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Any = None
+
+    def get(self) -> Any:
+        """The rich ``Console`` itself."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False, soft_wrap=True, **self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+
+def escape(text: str) -> str:
+    """``text`` with rich markup escaped."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+out_console: Any = _Console()
+err_console: Any = _Console(stderr=True)
 
 
 #: The signal that asked the command to stop, once one did.
@@ -113,7 +139,9 @@ def errors() -> Iterator[None]:
 
             def show(message: Warning | str, category: type[Warning], *args: Any,
                      **kwargs: Any) -> None:  # fmt: skip
-                if issubclass(category, IncrowdWarning):
+                if isinstance(message, IncrowdWarning):
+                    warn(message.marked())
+                elif issubclass(category, IncrowdWarning):
                     warn(str(message))
                 else:
                     shown(message, category, *args, **kwargs)
@@ -121,7 +149,7 @@ def errors() -> Iterator[None]:
             warnings.showwarning = show
             yield
     except IncrowdError as exc:
-        error(str(exc))
+        error(exc.marked())
         raise typer.Exit(2) from None
     except OSError as exc:
         error(f"{exc.strerror or exc}: {exc.filename or ''}")
@@ -141,13 +169,15 @@ def errors() -> Iterator[None]:
 
 
 def warn(text: str) -> None:
-    """One warning line on standard error; the text is the user's, never read as markup."""
-    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", soft_wrap=True)
+    """One warning line on standard error; the text is the user's, never read as markup (a
+    setting it names, :func:`~incrowd.errors.option`, is shown as the flag)."""
+    err_console.print(f"[bold yellow]warning:[/] {escape(cli_text(text))}", soft_wrap=True)
 
 
 def error(text: str) -> None:
-    """One line on standard error; the text is the user's, never read as markup."""
-    err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
+    """One line on standard error; the text is the user's, never read as markup (a setting
+    it names, :func:`~incrowd.errors.option`, is shown as the flag)."""
+    err_console.print(f"[bold red]error:[/] {escape(cli_text(text))}", soft_wrap=True)
 
 
 def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
@@ -227,7 +257,7 @@ def progress(enabled: bool) -> Iterator[Callable[..., None]]:
         BarColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err_console, transient=True) as progress:
+    with Progress(*columns, console=err_console.get(), transient=True) as progress:
         task = progress.add_task("reading the input", total=6)
 
         def stage(name: str, done: int | None = None, total: int | None = None) -> None:

@@ -68,6 +68,8 @@ def anonymize(
     release: Annotated[str | None, _setting("release")] = None,
     center: Annotated[str | None, _setting("center")] = None,
     generalize: Annotated[str | None, _setting("generalize")] = None,
+    suppression_limit: Annotated[float | None, _setting("suppression_limit")] = None,
+    suppressed: Annotated[str | None, _setting("suppressed")] = None,
     weights: Annotated[ListOpt, _setting("weights")] = None,
     allow_deletion: Annotated[
         bool,
@@ -98,8 +100,9 @@ def anonymize(
     from ..errors import InputError
     from ..io.tables import TableFile, read_table, table_separator
     from ..io.targets import check_release_target
+    from ..pipeline.homogeneity import homogeneity_warnings
     from ..pipeline.job import build_schema, parse_weights, split_list
-    from ..pipeline.run import anonymize_with, homogeneity_warnings
+    from ..pipeline.run import anonymize_with
     from ..release import metadata_path
 
     with errors():
@@ -112,6 +115,8 @@ def anonymize(
             release=release,
             center=center,
             generalize=generalize,
+            suppression_limit=suppression_limit,
+            suppressed=suppressed,
             csv_formulas=csv_formulas,
             l=l,
             l_kind=l_kind,
@@ -181,6 +186,8 @@ def anonymize(
                     "center": job.center,
                     "norm": job.norm,
                     "generalize": job.generalize,
+                    "suppression_limit": job.suppression_limit,
+                    "suppressed": job.suppressed,
                     "diversity": job.diversity,
                 }
                 stage("cutting blocks")

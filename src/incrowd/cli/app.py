@@ -38,6 +38,8 @@ app = typer.Typer(
     cls=Group,
     add_completion=False,
     no_args_is_help=True,
+    # plain click help: rich's help renderer costs ~0.1 s of every start (benchmarks/cold_start.py)
+    rich_markup_mode=None,
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
 for _command in (inspect, anonymize, verify, evaluate, risk, report, methods, precompile):

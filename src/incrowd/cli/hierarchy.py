@@ -19,6 +19,8 @@ __all__ = ["hierarchy_app"]
 hierarchy_app = typer.Typer(
     cls=Group,
     no_args_is_help=True,
+    # plain click help: rich's help renderer costs ~0.1 s of every start (benchmarks/cold_start.py)
+    rich_markup_mode=None,
     help="Build a generalization hierarchy (ARX format) for one attribute, one level per k.",
 )
 

@@ -204,6 +204,7 @@ def _comment(inference: Inference) -> str:
 
 def _row(inference: Inference, n_rows: int) -> dict[str, Any]:
     from ..data.types import propose_hierarchy, propose_role
+    from ..errors import cli_text
 
     role, why = propose_role(inference, n_rows)
     t = inference.type
@@ -212,8 +213,8 @@ def _row(inference: Inference, n_rows: int) -> dict[str, Any]:
         "thousands": t.thousands, "decimal": t.decimal, "date_format": t.date_format,
         "distinct": inference.n_distinct, "missing": inference.n_missing,
         "role": role, "role_reason": why, "hierarchy": propose_hierarchy(inference),
-        "examples": list(inference.examples), "reason": inference.reason,
-        "warnings": list(inference.warnings),
+        "examples": list(inference.examples), "reason": cli_text(inference.reason),
+        "warnings": [cli_text(w) for w in inference.warnings],
     }  # fmt: skip
 
 

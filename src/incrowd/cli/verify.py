@@ -87,7 +87,13 @@ def verify(
         out_console.print(
             f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "
             f"{report.n_records} records in {report.n_classes} groups of identical "
-            f"quasi-identifiers, smallest {report.k_achieved})"
+            f"quasi-identifiers, smallest {report.k_achieved}"
+            + (
+                f"; {report.n_suppressed_rows} suppressed records published as rows of *"
+                if report.n_suppressed_rows
+                else ""
+            )
+            + ")"
             + (f"; every group meets {job.diversity.describe()}" if job.diversity else "")
         )
         return

@@ -31,7 +31,7 @@ splitting a crowd never raises the total cost.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
@@ -75,6 +75,7 @@ class GeneralizationCost(Cost):
     domain: np.ndarray  # (b,) number of distinct input values (sets form)
     sets: np.ndarray  # (b,) bool: published as a value set
     cat_weight: np.ndarray  # (b,)
+    numeric: np.ndarray  # (a + b,) bool: attribute ``names[i]`` is numeric (in ``num``)
     geometry: Geometry = field(repr=False)
 
     @classmethod
@@ -177,6 +178,7 @@ class GeneralizationCost(Cost):
             domain=np.asarray(domains, dtype=np.intp),
             sets=np.asarray(sets, dtype=np.bool_),
             cat_weight=np.asarray(cat_w, dtype=np.float64),
+            numeric=np.array([isinstance(c, NumericColumn) for c in columns], dtype=np.bool_),
             geometry=geometry,
         )
 
@@ -197,6 +199,7 @@ class GeneralizationCost(Cost):
             domain=np.zeros(0, dtype=np.intp),
             sets=np.zeros(0, dtype=np.bool_),
             cat_weight=np.zeros(0),
+            numeric=np.ones(X.shape[1], dtype=np.bool_),
             geometry=Geometry.from_array(num, 1, key=("generalization", "array")),
         )
 
@@ -253,6 +256,42 @@ class GeneralizationCost(Cost):
             level = self._agreed_level(j, leaves, starts)
             node = self.ancestors[j][level, leaves[starts]]
             total += self.cat_weight[j] * float(np.dot(sizes, self.node_cost[j][level, node]))
+        return float(total)
+
+    def at_levels(self, labels: np.ndarray, levels: Sequence[int]) -> float:
+        """Total cost of a labelling whose crowds publish each attribute at least at a
+        level of ``levels`` (one per attribute of :attr:`names`): a hierarchy label at the
+        higher of that level and the lowest on which the crowd agrees; a number as its
+        crowd's range at level 0 and as ``*`` (cost 1) at level 1. Each label −1 record
+        costs a full row. A full-domain generalization (global recoding) is priced so."""
+        labels = np.asarray(labels, dtype=np.intp)
+        levels = [int(v) for v in levels]
+        if bool(np.asarray(self.sets).any()):
+            msg = "a full-domain generalization publishes hierarchy levels, not value sets"
+            raise ParameterError(msg)
+        if len(levels) != len(self.names):
+            msg = f"levels has {len(levels)} entries for {len(self.names)} attributes"
+            raise ParameterError(msg)
+        numeric = [levels[i] for i in np.flatnonzero(self.numeric)]
+        coded = [levels[i] for i in np.flatnonzero(~self.numeric)]
+        stars = np.array([v > 0 for v in numeric], dtype=np.bool_)
+        # a numeric attribute at level 1 costs its weight; at level 0 its range, as `of`
+        base = replace(self, num=self.num[:, ~stars], num_weight=self.num_weight[~stars])
+        kept = np.flatnonzero(labels >= 0)
+        total = base.of(labels) + float(self.num_weight[stars].sum()) * kept.size
+        if kept.size == 0 or not any(coded):
+            return float(total)
+        # each crowd's hierarchy labels raised to the floor: the difference to its price
+        order = kept[np.argsort(labels[kept], kind="stable")]
+        starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
+        sizes = np.diff(np.r_[starts, order.size]).astype(np.float64)
+        for j, floor in enumerate(coded):
+            leaves = self.codes[order, j]
+            agreed = self._agreed_level(j, leaves, starts)
+            raised = np.maximum(agreed, floor)
+            now = self.node_cost[j][agreed, self.ancestors[j][agreed, leaves[starts]]]
+            then = self.node_cost[j][raised, self.ancestors[j][raised, leaves[starts]]]
+            total += self.cat_weight[j] * float(np.dot(sizes, then - now))
         return float(total)
 
     def agreed_levels(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

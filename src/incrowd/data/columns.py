@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, SchemaError
+from ..errors import InputError, SchemaError, option
 from ..io.tables import check_plain_values
 from .hierarchy import Hierarchy, factorize_keys
 from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, parse_numbers
@@ -128,8 +128,9 @@ def handle_missing(
     where = f"{int(mask.sum())} missing value(s) (first in row {int(np.argmax(mask)) + 1})"
     if missing == "error":
         msg = (
-            f"column {name!r} has {where}; keep them as a value of their own (missing='keep', "
-            "--missing keep) or leave those records out (missing='drop', --missing drop)"
+            f"column {name!r} has {where}; keep them as a value of their own "
+            f"({option('missing', 'keep')}) or leave those records out "
+            f"({option('missing', 'drop')})"
         )
         raise InputError(msg)
     out = table.copy()
@@ -142,8 +143,8 @@ def handle_missing(
             msg = (
                 f"numeric column {name!r} has {where}: a missing number is kept through a "
                 "hierarchy that holds it (Schema.infer gives the column bands; or "
-                "hierarchies={name: 'intervals:...'}, --hierarchy), or left out with "
-                "missing='drop' (--missing drop)"
+                f"{option('hierarchies', {name: 'intervals:...'})}), or left out with "
+                f"{option('missing', 'drop')}"
             )
             raise InputError(msg)
         if isinstance(metric, Hierarchical) and MISSING_LABEL not in metric.hierarchy:
@@ -151,7 +152,7 @@ def handle_missing(
                 f"column {name!r} has {where}, but its hierarchy has no {MISSING_LABEL!r} "
                 "value under its top to keep them: build it with the missing values in the "
                 "column (Schema.infer, incrowd.data.hierarchy_specs.build_hierarchy), or "
-                "leave those records out (missing='drop', --missing drop)"
+                f"leave those records out ({option('missing', 'drop')})"
             )
             raise InputError(msg)
         col = out[name].astype(object)

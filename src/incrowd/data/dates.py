@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import HierarchyError, InputError
+from ..errors import HierarchyError, InputError, option
 from .hierarchy import ROOT, Hierarchy
 
 __all__ = [
@@ -148,7 +148,7 @@ def parse_dates(column: pd.Series, fmt: str | None, name: str) -> pd.Series:
         row = int(np.flatnonzero(np.isin(codes, np.flatnonzero(bad)))[0])
         msg = (
             f"column {name!r}: row {row + 1} holds {column.iloc[row]!r}, which is not a date "
-            f"in the format {fmt!r}; give the column's format with --date-format "
+            f"in the format {fmt!r}; give the column's format with {option('date_format')} "
             "(e.g. %d/%m/%Y)"
         )
         raise InputError(msg)
@@ -222,7 +222,8 @@ def date_hierarchy(
         if day is None:
             msg = (
                 f"{source}: {value!r} is not an ISO date (YYYY-MM-DD) or datetime "
-                "(YYYY-MM-DDTHH:MM:SS); parse the column as dates first (--date-format)"
+                "(YYYY-MM-DDTHH:MM:SS); parse the column as dates first "
+                f"({option('date_format')})"
             )
             raise HierarchyError(msg)
         days[value] = day

@@ -8,7 +8,7 @@ type       metric (without a hierarchy given)
 number     :class:`~incrowd.data.schema.Numeric`; with missing cells that the policy keeps,
            :class:`~incrowd.data.schema.Hierarchical` through nested intervals
            (:func:`~incrowd.data.hierarchy_specs.default_widths`) with a missing leaf under
-           ``*``, and a warning naming ``--hierarchy`` and ``--missing drop``
+           ``*``, and a warning naming ``hierarchies`` and ``missing='drop'``
 code       :class:`~incrowd.data.schema.Hierarchical` through prefix masking (``02142 → 0214*
            → … → *****``); codes of several widths: :class:`~incrowd.data.schema.Categorical`,
            with a warning
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import HierarchyError, IncrowdWarning, SchemaError
+from ..errors import HierarchyError, IncrowdWarning, SchemaError, option
 from .column_names import CODE_WORDS, has_word
 from .hierarchy import Hierarchy
 from .schema import AttributeMetric, Categorical, Hierarchical, Numeric, is_missing
@@ -49,15 +49,15 @@ def declared_kinds(qi: Sequence[str], **lists: Sequence[str]) -> dict[str, Colum
     ``date=`` lists of names; a name in two lists, or not a quasi-identifier, is an error."""
     kinds = {"categorical": "category", "numeric": "number", "code": "code", "date": "date"}
     out: dict[str, ColumnKind] = {}
-    for option, names in lists.items():
+    for given, names in lists.items():
         for name in names:
             if name not in qi:
-                msg = f"column {name!r} is declared {option} but is not a quasi-identifier"
+                msg = f"column {name!r} is declared {given} but is not a quasi-identifier"
                 raise SchemaError(msg)
-            kind = kinds[option]
+            kind = kinds[given]
             if name in out and out[name] != kind:
                 first = next(o for o, k in kinds.items() if k == out[name])
-                msg = f"column {name!r} is declared both {first} and {option}"
+                msg = f"column {name!r} is declared both {first} and {given}"
                 raise SchemaError(msg)
             out[name] = kind  # type: ignore[assignment]
     return out
@@ -98,7 +98,7 @@ def choose_metrics(
             kind = "number"
             if has_word(name, CODE_WORDS):  # a reader may have dropped a zip's leading zero
                 _warn(f"column {name!r} holds numbers but its name suggests a code: read as "
-                      f"numbers; code=[{name!r}] (--code {name}) if they are codes, read "
+                      f"numbers; {option('code', [name])} if they are codes, read "
                       "as text so that leading zeros are kept")  # fmt: skip
         found = infer_column(column, name, declared=kind, thousands=thousands,
                              decimal=decimal, date_format=date_format)  # fmt: skip
@@ -119,7 +119,8 @@ def choose_metrics(
             bands = "intervals:" + ",".join(f"{w:g}" for w in widths)
             _warn(f"column {name!r} has {int(is_missing(canonical).sum())} missing value(s), "
                   f"kept as a value of their own: the column is generalized through "
-                  f"{bands} (--hierarchy {name}=... to choose the bands; --missing drop to "
+                  f"{bands} ({option('hierarchies', {name: ...})} to choose the bands; "
+                  f"{option('missing', 'drop')} to "
                   "leave those records out)")  # fmt: skip
             built = build_hierarchy(bands, canonical, name)
             metrics[name] = Hierarchical(built, cells=cells, spec=bands)
@@ -143,7 +144,8 @@ def _code(canonical: pd.Series, name: str, cells: ColumnType, keep: bool) -> Att
                             cells=cells, spec="prefix")  # fmt: skip
     except HierarchyError:  # codes of several widths: no prefix masking
         _warn(f"column {name!r} holds codes of several widths: generalized as categories "
-              f"(--hierarchy {name}=FILE for a hierarchy, or pad the codes to one width for "
+              f"(a hierarchy file, {option('hierarchies', {name: ...})}, or pad the codes to one "
+              "width for "
               "prefix masking)")  # fmt: skip
         return Categorical(cells=cells)
 

@@ -13,25 +13,25 @@ order (the first rule that applies decides):
    cp, fips, nuts, icd, code, id). Codes stay text and keep their zeros. Digit strings of
    one width ≥ 4 without such a name are numbers (a name suggesting a quantity, e.g.
    ``year``: no warning; else rule 3's integer codes when ≤ 20 distinct, else numbers with
-   a warning naming ``--code``). Codes with letters (NUTS ``DE300``, ICD ``J45.9``) are
+   a warning naming ``code``). Codes with letters (NUTS ``DE300``, ICD ``J45.9``) are
    categories by rule 5.
 3. **number**: every present value is a number under one format (thousands separator,
    decimal mark; :mod:`incrowd.data.number_format`): plain ``1234.5`` / ``-3`` / ``1e5``,
    ``1,234.5``, ``1.234,5``, ``1234,5``, ``1'234.5``, ``1 234,5``. When two formats read
    the column differently (every separator could be either: ``1,234``), the thousands
-   reading is taken, with a warning naming ``--thousands`` and ``--decimal``. A given
+   reading is taken, with a warning naming ``thousands`` and ``decimal``. A given
    ``thousands`` / ``decimal`` is applied strictly: a column that is numbers under another
    format, or that fits the given one except for at most 10 % of its cells, is an error
    naming the first cell that does not fit. Integral floats (``8.0``) are integers. A
    column of integers is a **category** (integer codes), with a warning naming
-   ``--numeric``, when it has at most 20 distinct values (:data:`MAX_CODED_CATEGORIES`),
+   ``numeric``, when it has at most 20 distinct values (:data:`MAX_CODED_CATEGORIES`),
    unless a word of its name suggests a measured quantity (:data:`QUANTITY_WORDS`: age,
    year, count, num, size, amount, income, price, weight, …: a number, no warning); a
    column of 0 and 1 only is a category without a warning.
 4. **date**: every present value parses under one format of :mod:`incrowd.data.dates`
    (ISO first, detected on the distinct texts, or the given ``date_format``). When day
    first and month first both fit (``03/04/2024``), day first is taken, with a warning
-   naming ``--date-format``. Digits-only values are never dates (rules 2 and 3 take them).
+   naming ``date_format``. Digits-only values are never dates (rules 2 and 3 take them).
    When at least 90 % of the cells are shaped like dates with a 4-digit year
    (``2024-02-30``, ``05/03/2024``) but not every cell parses, the first cell that does not
    is an error.
@@ -61,7 +61,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, ParameterError, SchemaError
+from ..errors import InputError, ParameterError, SchemaError, option
 from . import number_format as nf
 from .cells import Distinct, distinct_texts, first_row, labels, normalize, show_cell
 from .column_names import CODE_WORDS, QUANTITY_WORDS, has_word, propose_hierarchy, propose_role
@@ -93,7 +93,8 @@ _SAMPLE = 64
 _DIGITS = r"[0-9]+"
 #: A text shaped like a date with a 4-digit year (``1.2.3``, a version, is not one).
 _DATE_SHAPE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})(?:[ T].*)?"
-_FLAGS = {"number": "--numeric", "code": "--code", "category": "--categorical", "date": "--date"}
+#: The setting that declares each kind (:func:`~incrowd.errors.option`).
+_DECLARE = {"number": "numeric", "code": "code", "category": "categorical", "date": "date"}
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,10 @@ class ColumnType:
 @dataclass(frozen=True)
 class Inference:
     """What :func:`infer_column` found: the type, counts of missing cells and distinct present
-    values, a few present values, one-line warnings (each naming its override flag), and
-    one line saying why this kind."""
+    values, a few present values, one-line warnings (each naming its override setting), and
+    one line saying why this kind; a setting is marked (:func:`~incrowd.errors.option`):
+    :func:`~incrowd.errors.python_text` shows the keyword, :func:`~incrowd.errors.cli_text`
+    the flag."""
 
     name: str
     type: ColumnType
@@ -150,9 +153,10 @@ def infer_column(
 
     >>> infer_column(pd.Series(["02142", "60615", None]), "zip").type.kind
     'code'
+    >>> from incrowd.errors import python_text
     >>> inf = infer_column(pd.Series(["1", "3", "7", "3"]), "relat")
-    >>> inf.type.kind, inf.warnings
-    ('category', ("column 'relat' holds 3 distinct integers (1-7): read as category codes; --numeric relat to treat them as numbers",))
+    >>> inf.type.kind, [python_text(w) for w in inf.warnings]
+    ('category', ["column 'relat' holds 3 distinct integers (1-7): read as category codes; numeric=['relat'] to treat them as numbers"])
     """  # noqa: E501
     nf.check_number_format(thousands, decimal)
     if declared is not None and declared not in KINDS:
@@ -175,7 +179,7 @@ _Found = tuple[ColumnType, list[str], str]
 
 def _declared(column: pd.Series, name: str, d: Distinct, kind: str, thousands: str | None,
               decimal: str | None, date_format: str | None) -> _Found:  # fmt: skip
-    flag = f"{_FLAGS[kind]} {name}"
+    flag = option(_DECLARE[kind], [name])
     if kind == "number":
         if d.dtype == "bool":
             msg = f"column {name!r} holds true/false values, not numbers ({flag})"
@@ -185,7 +189,8 @@ def _declared(column: pd.Series, name: str, d: Distinct, kind: str, thousands: s
             fmt, fits = nf.most_fitting(d.texts, d.counts, thousands=thousands, decimal=decimal)
             msg = (f"column {name!r} is declared numeric ({flag}) but "
                    f"{show_cell(column, first_row(d, ~fits))}, not a number "
-                   f"({nf.describe(fmt)}; --thousands and --decimal set the format)")  # fmt: skip
+                   f"({nf.describe(fmt)}; {option('thousands')} and {option('decimal')} set "
+                   "the format)")  # fmt: skip
             raise InputError(msg)
         warnings = _format_warning(name, d, reading)
         return ColumnType("number", *reading.fmt), warnings, f"declared numeric ({flag})"
@@ -226,8 +231,8 @@ def _infer(column: pd.Series, name: str, d: Distinct, thousands: str | None,
             if has_word(name, CODE_WORDS):
                 return ColumnType("code"), [], f"{width}-digit strings, a code by its name"
             if not has_word(name, QUANTITY_WORDS) and n > MAX_CODED_CATEGORIES:
-                warning = (f"column {name!r} holds {width}-digit integers of equal width: "
-                           f"read as numbers; --code {name} if they are codes")  # fmt: skip
+                warning = (f"column {name!r} holds {width}-digit integers of equal width: read "
+                           f"as numbers; {option('code', [name])} if they are codes")  # fmt: skip
                 return ColumnType("number"), [warning], f"{width}-digit integers"
     reading = _reading(d, thousands, decimal)
     if reading is not None:
@@ -236,7 +241,8 @@ def _infer(column: pd.Series, name: str, d: Distinct, thousands: str | None,
         fmt, fits = nf.most_fitting(d.texts, d.counts, thousands=thousands, decimal=decimal)
         if _reading(d, None, None) is not None or _mostly(d, fits):
             msg = (f"column {name!r}: {show_cell(column, first_row(d, ~fits))}, which is not a "
-                   f"number with {nf.describe(fmt)} (--thousands, --decimal)")  # fmt: skip
+                   f"number with {nf.describe(fmt)} ({option('thousands')}, "
+                   f"{option('decimal')})")  # fmt: skip
             raise InputError(msg)
     elif _mostly(d, d.texts.str.contains("[0-9]").to_numpy(dtype=bool)):  # else: text
         fits = nf.most_fitting(d.texts, d.counts)[1]
@@ -257,7 +263,8 @@ def _mixed(column: pd.Series, name: str, d: Distinct, fits: np.ndarray, what: st
     cell = show_cell(column, first_row(d, ~fits))
     return InputError(
         f"column {name!r} holds {what} except for some text: {cell}; fix those cells, list "
-        f"them with --na-values if they mean missing, or --categorical {name} to treat "
+        f"them with {option('na_values')} if they mean missing, or "
+        f"{option('categorical', [name])} to treat "
         "every value as a label"
     )
 
@@ -272,7 +279,7 @@ def _number(name: str, d: Distinct, reading: nf.Reading) -> _Found:
             lo, hi = int(distinct[0]), int(distinct[-1])
             warning = (
                 f"column {name!r} holds {distinct.size} distinct integers ({lo}-{hi}): "
-                f"read as category codes; --numeric {name} to treat them as numbers"
+                f"read as category codes; {option('numeric', [name])} to treat them as numbers"
             )
             return (
                 ColumnType("category"),
@@ -295,11 +302,11 @@ def _format_warning(name: str, d: Distinct, reading: nf.Reading) -> list[str]:
     one, two = reading.fmt, reading.other
 
     def flag(fmt: nf.NumberFormat) -> str:
-        return f"--thousands {fmt[0]}" if fmt[0] else f"--decimal {fmt[1]}"
+        return option("thousands", fmt[0]) if fmt[0] else option("decimal", fmt[1])
 
     return [f"column {name!r}: {d.texts.iloc[i]!r} reads as {reading.values[i]:g} "
             f"({flag(one)}) or {reading.other_values[i]:g} ({flag(two)}): read as "
-            f"{reading.values[i]:g}; give either flag to decide"]  # fmt: skip
+            f"{reading.values[i]:g}; give either to decide"]  # fmt: skip
 
 
 def _date(column: pd.Series, name: str, d: Distinct, date_format: str | None) -> _Found | None:
@@ -328,7 +335,7 @@ def _date(column: pd.Series, name: str, d: Distinct, date_format: str | None) ->
     other = next((f for f in others if _field_order(f) != order), None)
     warnings = [] if other is None else [
         f"column {name!r}: dates like {d.texts.iloc[0]!r} read as {fmt}, could be {other}; "
-        f"--date-format {other} if so"]  # fmt: skip
+        f"{option('date_format', other)} if so"]  # fmt: skip
     return ColumnType("date", date_format=fmt), warnings, f"dates ({fmt})"
 
 

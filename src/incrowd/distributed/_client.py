@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import IncrowdWarning, InputError
+from ..errors import IncrowdWarning, InputError, option
 
 __all__ = ["client", "early_client", "reached", "unused_cluster_options", "warn_workers"]
 
@@ -18,16 +18,16 @@ def warn_workers(scheduler: str, workers: int | None) -> None:
     """Warn when ``workers`` has no effect with ``scheduler`` (both checked by
     :class:`~incrowd.pipeline.settings.Settings`)."""
     if workers is not None and scheduler != "local":
-        warnings.warn(f"--workers has no effect with --scheduler {scheduler}: it sizes the local "
-                      "cluster only", IncrowdWarning, stacklevel=2)  # fmt: skip
+        warnings.warn(f"{option('workers')} has no effect with {option('scheduler', scheduler)}: "
+                      "it sizes the local cluster only", IncrowdWarning, stacklevel=2)  # fmt: skip
 
 
 def unused_cluster_options(scheduler: str, workers: int | None) -> str:
     """The options a run in this process leaves unused, as the user gave them ("" when
-    none; --workers with another scheduler than local was warned of already)."""
-    unused = ["--scheduler"] if scheduler not in ("local", "sync") else []
+    none; ``workers`` with another scheduler than local was warned of already)."""
+    unused = [option("scheduler")] if scheduler not in ("local", "sync") else []
     if workers is not None and scheduler == "local":
-        unused.append("--workers")
+        unused.append(option("workers"))
     return " / ".join(unused)
 
 

@@ -14,9 +14,9 @@ from .. import __version__
 from ..costs import certified_ratio
 from ..data.schema import is_missing
 from ..io.metadata import ReleaseMetadata
-from ..measures.loss import discernibility_of_sizes
+from ..measures.loss import discernibility_of_sizes, without_suppressed_rows
 from ..partition import Partition
-from ..pipeline.run import homogeneous_classes
+from ..pipeline.homogeneity import homogeneous_classes
 from ..privacy.verify import add_up, verify
 from ..release import Release
 from ._bound import LeftOutTerms, whole_bound
@@ -53,7 +53,10 @@ def combine(plan: Plan, done: list[Block]) -> Release:
     # classes of several blocks may share published values: counted on the whole table
     form = results[0].form
     groups = int(meta.n_groups or 0)
-    meta = meta.replace(homogeneous=homogeneous_classes(table, plan.schema, form, groups))
+    kept = without_suppressed_rows(table, plan.schema.qi_names, form,
+                                   int(meta.n_suppressed or 0) if meta.suppressed_form == "star"
+                                   else 0)  # fmt: skip
+    meta = meta.replace(homogeneous=homogeneous_classes(kept, plan.schema, form, groups))
     return Release(table, results[0].form, Partition(labels), meta)
 
 
@@ -98,6 +101,7 @@ def metadata(
         schema=first.schema,
         created=first.created,
         diversity=first.diversity,
+        suppressed_rows=first.suppressed_rows,
         seed=plan.seed,
         version=__version__,
         k=plan.k,

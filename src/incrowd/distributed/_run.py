@@ -58,7 +58,7 @@ def run_block(
             table, schema, settings, on_fitted=lambda m, s: fitted.update(method=m, space=s)
         )
     except IncrowdError as exc:
-        raise type(exc)(f"block {index + 1} ({len(table)} records): {exc}") from None
+        raise type(exc)(f"block {index + 1} ({len(table)} records): {exc.marked()}") from None
     bound = None if path is None else global_bound_part(table, schema, fitted, path)
     sizes = class_sizes(release.table, schema.qi_names)
     if encoding is None:

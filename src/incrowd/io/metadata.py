@@ -27,9 +27,9 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["ReleaseMetadata"]
+__all__ = ["ReleaseMetadata", "SUPPRESSED_ROWS", "STAR"]
 
-_TEXT, _INT, _FLOAT, _NAMES, _OBJECT, _PARTS, _ANY = (
+_TEXT, _INT, _FLOAT, _NAMES, _OBJECT, _PARTS, _ANY, _LEVELS, _COUNTS = (
     "text",
     "int",
     "float",
@@ -37,13 +37,28 @@ _TEXT, _INT, _FLOAT, _NAMES, _OBJECT, _PARTS, _ANY = (
     "object",
     "parts",
     "any",
+    "levels",
+    "counts",
 )
 
+#: The forms of suppressed records: a row of ``*`` in every quasi-identifier, or left out.
+SUPPRESSED_ROWS = ("star", "drop")
+#: A cell that stands for any value: every quasi-identifier of a suppressed record's row.
+STAR = "*"
 
-def _f(kind: str, *, default: Any = None, optional: bool = False, doc: str = "") -> Any:
+
+def _f(
+    kind: str,
+    *,
+    default: Any = None,
+    optional: bool = False,
+    doc: str = "",
+    choices: tuple[str, ...] = (),
+) -> Any:
     """A metadata field: its JSON kind (checked on reading), and whether the file omits it
-    when unset (``optional``; the others are written as ``null``)."""
-    meta = {"kind": kind, "optional": optional, "doc": doc}
+    when unset (``optional``; the others are written as ``null``); a text field may name its
+    ``choices``."""
+    meta = {"kind": kind, "optional": optional, "doc": doc, "choices": choices}
     if isinstance(default, tuple | dict):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -89,6 +104,19 @@ class ReleaseMetadata(Mapping[str, Any]):
     n_crowds: int | None = _f(_INT, doc="crowds the method formed")
     n_groups: int | None = _f(_INT, doc="groups of identical published quasi-identifiers")
     k_achieved: int | None = _f(_INT, doc="the smallest crowd")
+    suppressed_rows: str | None = _f(
+        _TEXT, optional=True, choices=SUPPRESSED_ROWS,
+        doc="suppressed records: star (one row of * in every quasi-identifier each, counted "
+        "in n_suppressed, not n_released) or drop (left out; also when absent)",
+    )  # fmt: skip
+    # consistent categories (a global recoding)
+    levels: Mapping[str, int | None] | None = _f(
+        _LEVELS, optional=True, doc="the hierarchy level of each quasi-identifier, table-wide"
+    )
+    categories: Mapping[str, tuple[tuple[str, int], ...]] | None = _f(
+        _COUNTS, optional=True,
+        doc="per quasi-identifier: each published label and its records, [label, count]",
+    )  # fmt: skip
     # loss and guarantee
     loss: Mapping[str, float | None] = _f(_OBJECT, default={}, doc="information loss figures")
     cost: float | None = _f(_FLOAT, doc="the method's objective on the release")
@@ -117,6 +145,13 @@ class ReleaseMetadata(Mapping[str, Any]):
                                                        doc="a dataset's part files")  # fmt: skip
     #: Keys this version does not know, kept as read and written back.
     extra: Mapping[str, Any] = field(default_factory=dict, compare=True)
+
+    def __post_init__(self) -> None:
+        # one spelling of the categories (pairs as tuples), however they were built
+        if self.categories is not None:
+            pairs = {str(q): tuple((str(a), int(b)) for a, b in v)
+                     for q, v in self.categories.items()}  # fmt: skip
+            object.__setattr__(self, "categories", pairs)
 
     # -- JSON -------------------------------------------------------------------------------
 
@@ -153,6 +188,12 @@ class ReleaseMetadata(Mapping[str, Any]):
         if isinstance(value, ReleaseMetadata):
             return value
         return cls() if value is None else cls.from_json(value)
+
+    @property
+    def suppressed_form(self) -> str:
+        """How the release shows its suppressed records: ``"star"`` (a row of ``*`` in every
+        quasi-identifier per record) or ``"drop"`` (left out; a release that does not say)."""
+        return "star" if self.suppressed_rows == "star" else "drop"
 
     @property
     def n_unpublished(self) -> int | None:
@@ -225,9 +266,35 @@ def _read(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
     elif kind == _PARTS:
         ok = isinstance(value, list | tuple) and all(isinstance(v, Mapping) for v in value)
         value = tuple(dict(v) for v in value) if ok else value
+    elif kind == _LEVELS:
+        ok = isinstance(value, Mapping) and all(
+            v is None or (_whole(v) and v >= 0) for v in value.values())  # fmt: skip
+        value = {str(q): None if v is None else int(v) for q, v in value.items()} if (
+            ok) else value  # fmt: skip
+    elif kind == _COUNTS:
+        ok = isinstance(value, Mapping) and all(
+            isinstance(pairs, list | tuple) and all(
+                isinstance(p, list | tuple) and len(p) == 2 and isinstance(p[0], str)
+                and _whole(p[1]) for p in pairs)
+            for pairs in value.values())  # fmt: skip
+        value = {str(q): tuple((a, int(b)) for a, b in v) for q, v in value.items()} if (
+            ok) else value  # fmt: skip
+    choices = f.metadata["choices"]
+    if ok and choices and value not in choices:
+        msg = f"{where}: {f.name!r} must be one of {', '.join(choices)}, got {value!r:.60}"
+        raise InputError(msg)
     if not ok:
         want = {_TEXT: "text", _INT: "an integer", _FLOAT: "a number", _NAMES: "a list of names",
-                _OBJECT: "an object", _PARTS: "a list of objects"}[kind]  # fmt: skip
+                _OBJECT: "an object", _PARTS: "a list of objects",
+                _LEVELS: "an object of levels (whole numbers from 0)",
+                _COUNTS: "an object of [label, count] lists"}[kind]  # fmt: skip
         msg = f"{where}: {f.name!r} must be {want}, got {value!r:.60}"
         raise InputError(msg)
     return value
+
+
+def _whole(value: Any) -> bool:
+    """Whether a JSON value is a whole number (not a boolean)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

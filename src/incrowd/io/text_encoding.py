@@ -26,7 +26,7 @@ import functools
 import warnings
 from pathlib import Path
 
-from ..errors import IncrowdError, IncrowdWarning, InputError
+from ..errors import IncrowdError, IncrowdWarning, InputError, option
 
 __all__ = ["SAMPLE_BYTES", "check_encoding", "decode_error", "shown", "text_encoding"]
 
@@ -79,13 +79,13 @@ def _guessed(
         while read < limit and (block := fh.read(min(_BLOCK, limit - read))):
             if not read and block.startswith(_UTF16_MARKS):
                 msg = (f"{path} looks like UTF-16 text (Excel's \"Unicode text\"); pass "
-                       "--encoding utf-16, or save it as CSV UTF-8")  # fmt: skip
+                       f"{option('encoding', 'utf-16')}, or save it as CSV UTF-8")  # fmt: skip
                 raise error(msg)
             read += len(block)
             if b"\x00" in block:  # no text encoding guessed here holds a NUL byte
                 msg = (
                     f"{path} holds NUL bytes: it is not text in UTF-8, cp1252 or latin-1 "
-                    "(a binary file?); name its encoding with --encoding if it is text"
+                    f"(a binary file?); name its encoding with {option('encoding')} if it is text"
                 )
                 raise error(msg)
             holes = holes or any(byte in block for byte in _CP1252_HOLES)
@@ -105,9 +105,10 @@ def _guessed(
             bad = line
     if not bad:
         return "utf-8-sig"
-    codec, other = ("latin-1", "NAME") if holes else ("cp1252", "latin-1 (or utf-8)")
-    warnings.warn(f"{path} is not UTF-8 (line {bad}): read as {codec}; --encoding {other} "
-                  "to override", IncrowdWarning, stacklevel=4)  # fmt: skip
+    codec, other = ("latin-1", option("encoding", ...)) if holes else (
+        "cp1252", f"{option('encoding', 'latin-1')} (or utf-8)")  # fmt: skip
+    warnings.warn(f"{path} is not UTF-8 (line {bad}): read as {codec}; {other} to override",
+                  IncrowdWarning, stacklevel=4)  # fmt: skip
     return codec
 
 
@@ -127,7 +128,7 @@ def decode_error(
     found = _first_bad(path, codec)
     line, reason, byte = found or (0, exc.reason, exc.object[exc.start : exc.start + 1])
     where = f"line {line}" if line else "it"
-    hint = "name the file's encoding with --encoding (e.g. utf-8, cp1252, latin-1)"
+    hint = f"name the file's encoding with {option('encoding')} (e.g. utf-8, cp1252, latin-1)"
     if guessed:
         hint = f"its first {_size(SAMPLE_BYTES)} were, so it was read as {shown(codec)}; {hint}"
     msg = f"{path}: {where} is not {shown(codec)} text ({reason}, byte {byte!r}); {hint}"

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._runtime import jit
 from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn
-from ..errors import InputError
+from ..errors import InputError, option
 from ..release.generalize import SUPPRESSED_VALUE, parse_value_set
 from .loss import category_code, parse_range
 
@@ -208,7 +208,7 @@ def _read_cell(attr: _Attribute, cell: str) -> tuple[int, float, float, list[tup
                 msg = (
                     f"published value {member!r} of {attr.name!r} is neither a value of the "
                     "original nor *; if it is a hierarchy label, give the hierarchy "
-                    "(--hierarchy) the release was made with"
+                    f"({option('hierarchies')}) the release was made with"
                 )
                 raise InputError(msg)
             found.append((0, code))

@@ -9,8 +9,9 @@ every release (``tests/measures/test_evaluate.py``, ``tests/measures/test_ncp_de
 - **NCP**, the normalized certainty penalty of every cell as :mod:`incrowd.data.ncp` defines
   it (a range by its width over the input's range, ``*`` as the whole range, a label or a
   value set by the input values it covers), a suppressed record costing 1 per cell, averaged
-  over the input's cells: :func:`ncp_loss` (a partition), :func:`ncp_by_attribute` (a
-  published table; ``ncp`` and ``ncp (name)`` per quasi-identifier of generalized releases).
+  over the input's cells: :func:`ncp_loss` (a partition, at fixed ``levels`` if given, as
+  the release publishes it), :func:`ncp_by_attribute` (a published table; ``ncp`` and
+  ``ncp (name)`` per quasi-identifier of generalized releases).
 - **SSE** of a partition is :class:`incrowd.costs.SSE`; of a published table
   (microaggregated and centers releases, whose numeric values are crowd means) it is
   SST − SSB, where SSB is the spread of the published means around the overall mean
@@ -19,6 +20,10 @@ every release (``tests/measures/test_evaluate.py``, ``tests/measures/test_ncp_de
   (:func:`discernibility_of_sizes`); the classes are a partition's crowds
   (:func:`discernibility`) or the groups of identical published quasi-identifiers
   (:func:`published_discernibility`).
+
+A suppressed record published as a row of ``*`` (``suppressed_rows``; the checker tells how
+many a table shows, :mod:`incrowd.privacy.verify`) is priced as a suppressed record, not as
+the cells or the class it shows.
 
 :func:`evaluate_release` gathers a published table's figures, with ``max_radius`` (centers
 releases: the largest published radius) and, per sensitive column
@@ -45,13 +50,20 @@ from ..data.columns import (
 )
 from ..data.ncp import domain_size, label_penalties, present_values, range_of_label
 from ..data.schema import Numeric, Schema
-from ..errors import InputError
+from ..errors import InputError, ParameterError, option
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
 from ..partition import Partition
 from ..privacy.models import published_figures
-from ..privacy.verify import verify
-from ..release.crowds import CategoricalSummary, CrowdIndex, NumericSummary, Summary, summarize
+from ..privacy.verify import star_rows, verify
+from ..release.crowds import (
+    CategoricalSummary,
+    CrowdIndex,
+    Levels,
+    NumericSummary,
+    Summary,
+    summarize,
+)
 from ..release.generalize import SUPPRESSED_VALUE, parse_value_set
 from ..space.metric_space import MetricSpace
 
@@ -65,6 +77,7 @@ __all__ = [
     "ncp_loss",
     "parse_range",
     "published_discernibility",
+    "without_suppressed_rows",
 ]
 
 
@@ -81,11 +94,18 @@ def discernibility(partition: Partition) -> float:
 
 
 def published_discernibility(
-    published: pd.DataFrame, schema: Schema, form: str, n_input: int = 0, n_suppressed: int = 0
+    published: pd.DataFrame,
+    schema: Schema,
+    form: str,
+    n_input: int = 0,
+    n_suppressed: int = 0,
+    *,
+    suppressed_rows: int = 0,
 ) -> float:
     """Discernibility of a published table: its groups of identical published
     quasi-identifiers (a centers row counting its records), plus ``n_input`` per suppressed
-    record."""
+    record (``suppressed_rows`` of the ``n_suppressed`` are rows of ``*`` in the table)."""
+    published = without_suppressed_rows(published, schema.qi_names, form, suppressed_rows)
     if not len(published):
         return discernibility_of_sizes([], n_input, n_suppressed)
     keys = published[list(schema.qi_names)].astype(str)
@@ -98,6 +118,25 @@ def _weights(published: pd.DataFrame, form: str) -> np.ndarray:
     if form == "centers":
         return pd.to_numeric(published[COUNT]).to_numpy(dtype=np.float64)
     return np.ones(len(published))
+
+
+def without_suppressed_rows(
+    published: pd.DataFrame, qi: Sequence[str], form: str, n: int
+) -> pd.DataFrame:
+    """``published`` without ``n`` records of its rows of ``*`` in every quasi-identifier
+    (the first in row order: they are identical on the quasi-identifiers)."""
+    if n <= 0 or not len(published):
+        return published
+    star = np.flatnonzero(star_rows(published, qi))
+    weights = _weights(published, form)[star]
+    whole = np.cumsum(weights) <= n
+    out = published.drop(index=published.index[star[whole]])
+    rest = n - float(weights[whole].sum())
+    if rest > 0 and not whole.all():  # a centers row standing for more: its count lowered
+        row = published.index[star[int(whole.sum())]]
+        out = out.copy()
+        out.loc[row, COUNT] = int(weights[int(whole.sum())] - rest)
+    return out
 
 
 # ----------------------------------------------------------------------------- NCP
@@ -121,13 +160,19 @@ def ncp_loss(
     partition: Partition,
     extra_suppressed: int = 0,
     generalize: str = "levels",
+    levels: Levels = None,
 ) -> float:
     """NCP of the table a partition generalizes to, averaged over all cells.
 
-    Per cell as :mod:`incrowd.data.ncp` defines it (the domain: the input's values). A
-    suppressed record (including ``extra_suppressed`` records left out before partitioning)
-    costs 1 per cell. 0 is the original table, 1 everything suppressed.
+    Per cell as :mod:`incrowd.data.ncp` defines it (the domain: the input's values), each
+    crowd at the level :func:`~incrowd.release.generalize.release_generalized` publishes
+    with the same ``levels``. A suppressed record (including ``extra_suppressed`` records
+    left out before partitioning; dropped or published as ``*``) costs 1 per cell. 0 is the
+    original table, 1 everything suppressed.
     """
+    if generalize == "sets" and levels is not None:
+        msg = "levels fix hierarchy labels: they apply to generalize='levels', not 'sets'"
+        raise ParameterError(msg)
     n_total = partition.n + extra_suppressed
     n_cells = n_total * len(columns)
     if n_cells == 0:
@@ -135,7 +180,7 @@ def ncp_loss(
     index = CrowdIndex.from_partition(partition)
     sizes = index.sizes.astype(np.float64)
     penalty = float(partition.n_suppressed + extra_suppressed) * len(columns)
-    for summary in summarize(columns, index):
+    for summary in summarize(columns, index, levels):
         penalty += float(np.dot(sizes, cell_penalties(summary, generalize == "sets")))
     return penalty / n_cells
 
@@ -157,9 +202,14 @@ def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
     return out
 
 
-def ncp_by_attribute(published: pd.DataFrame, columns: list, n_suppressed: int) -> dict[str, float]:
+def ncp_by_attribute(
+    published: pd.DataFrame, columns: list, n_suppressed: int, *, suppressed_rows: int = 0
+) -> dict[str, float]:
     """NCP of each quasi-identifier of a published table over the input's records (a
-    suppressed record costs 1)."""
+    suppressed record costs 1; ``suppressed_rows`` of the ``n_suppressed`` are rows of ``*``
+    in the table)."""
+    names = [col.name for col in columns]
+    published = without_suppressed_rows(published, names, "records", suppressed_rows)
     n_total = len(published) + n_suppressed
     out: dict[str, float] = {}
     for col in columns:
@@ -270,13 +320,16 @@ def evaluate_release(
     if recorded and set(recorded) != set(schema.qi_names):
         msg = (
             f"the release was made with quasi-identifiers {', '.join(map(str, recorded))}, "
-            f"not {', '.join(schema.qi_names)}; evaluate it with the same --qi"
+            f"not {', '.join(schema.qi_names)}; evaluate it with the same {option('qi')}"
         )
         raise InputError(msg)
     form = meta.release or ("centers" if COUNT in published.columns else "records")
     report = verify(published, schema.qi_names, 1, metadata=meta)
     if report.problems and report.n_records == 0:
         raise InputError(report.problems[0])
+    # rows of * that are suppressed records are priced as suppressed, not as rows
+    published = without_suppressed_rows(published, schema.qi_names, form,
+                                        report.n_suppressed_rows)  # fmt: skip
     columns = encode_qis(original, schema)
     n_input = len(original) if meta.n_input is None else meta.n_input
     # every input record not published costs as suppressed (left out for a missing value too)

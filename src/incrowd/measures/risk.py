@@ -30,6 +30,11 @@ records consistent with it, the original table playing the population):
   records (at least one), and those with none (not released, or published beyond
   recognition).
 
+Suppressed records published as rows of ``*`` (a release whose metadata says so, read as
+:mod:`incrowd.privacy.verify` reads them) are left out, as a release that drops them would
+be: they are no class, and link to no one more than to anyone. Without metadata, rows of
+``*`` are a class like any other (the cautious reading for risk).
+
 A generalized table is linked by consistency in ``measures/_linkage.py`` (compiled); releases of
 crowd centers by distance, here.
 """
@@ -49,10 +54,11 @@ from ..errors import InputError
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
 from ..privacy.models import published_figures
+from ..privacy.verify import split_starred, star_rows
 from ..release.generalize import SUPPRESSED_VALUE
 from ..space.metric_space import MetricSpace
 from ._linkage import link_by_cells
-from .loss import category_code
+from .loss import category_code, without_suppressed_rows
 
 __all__ = ["RiskReport", "assess_risk"]
 
@@ -133,6 +139,11 @@ def assess_risk(
     if k < 1:
         msg = f"k must be a positive integer, got {k}"
         raise InputError(msg)
+    if meta.suppressed_form == "star" and len(published):
+        star = star_rows(published, qi)
+        shown = pd.to_numeric(published[COUNT])[star].sum() if form == "centers" else star.sum()
+        published = without_suppressed_rows(published, qi, form,
+                                            split_starred(int(shown), meta)[0])  # fmt: skip
     if form == "centers":
         weights = pd.to_numeric(published[COUNT], errors="coerce").fillna(0).astype(np.int64)
     else:

@@ -15,6 +15,8 @@ A job file names the same things as the command-line flags (every key is a field
     missing = "error"            # or "drop", "category"
     norm = 2                     # distance: 1 (L1) or 2 (Euclidean); default: the method's
     generalize = "levels"        # generalized release: hierarchy "levels" or value "sets"
+    suppression_limit = 0.05     # global-recoding: the largest share of records suppressed
+    suppressed = "star"          # suppressed records: a row of "*" each, or "drop"
     csv_formulas = "escape"      # CSV cells a spreadsheet would run: "escape" or "refuse"
 
     [columns]
@@ -47,7 +49,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IncrowdError, InputError, SchemaError
+from ..errors import IncrowdError, InputError, SchemaError, option
 from .settings import Settings
 
 if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults only
@@ -152,7 +154,7 @@ def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> 
     try:
         return Settings(**values)
     except IncrowdError as exc:
-        raise type(exc)(f"{where}: {exc}") from None
+        raise type(exc)(f"{where}: {exc.marked()}") from None
 
 
 def _scalar(key: str, kind: type, value: Any, where: str) -> Any:
@@ -187,7 +189,7 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     from ..io.tables import TableFile
 
     if not job.qi:
-        msg = "no quasi-identifiers given (--qi a,b,c)"
+        msg = f"no quasi-identifiers given ({option('qi', ['a', 'b', 'c'])})"
         raise SchemaError(msg)
     columns = list(source.columns)
     known = [name for name in job.qi if name in columns]
@@ -197,7 +199,7 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
         if name not in job.qi:
-            msg = f"column {name!r} has a hierarchy but is not a quasi-identifier (--qi)"
+            msg = f"column {name!r} has a hierarchy but is not a quasi-identifier ({option('qi')})"
             raise SchemaError(msg)
     # the hierarchies are built from the cells as their types read them (Schema.infer)
     schema = Schema.infer(

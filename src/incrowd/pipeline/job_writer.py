@@ -63,7 +63,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParameterError
+from ..errors import ParameterError, cli_text
 from .settings import Settings
 
 __all__ = ["COLUMN_LISTS", "STEWARD_KEYS", "render_job", "toml_key", "toml_value"]
@@ -203,8 +203,9 @@ def _string(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """A comment's text on one line, with no character a TOML comment refuses."""
-    flat = " ".join(str(text).split())
+    """A comment's text on one line, with no character a TOML comment refuses (a setting it
+    names, :func:`~incrowd.errors.option`, as the flag: the file goes with the command line)."""
+    flat = " ".join(cli_text(str(text)).split())
     return "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in flat)
 
 

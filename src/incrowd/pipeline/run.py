@@ -9,24 +9,20 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .. import __version__
 from ..algorithms import METHODS
 from ..algorithms.catalogue import check_method
-from ..algorithms.release_polish import polish_release
 from ..base import Algorithm
 from ..costs import SSE, MaxRadius, certified_ratio, l_sse
 from ..data.columns import MissingPolicy, handle_missing
 from ..data.schema import Schema
-from ..errors import IncrowdWarning, InfeasibleError, ParameterError
-from ..io.metadata import ReleaseMetadata
+from ..errors import IncrowdWarning, InfeasibleError, ParameterError, option
 from ..io.tables import as_dataframe
-from ..measures.loss import ncp_loss, published_discernibility
+from ..measures.loss import ncp_loss, published_discernibility, without_suppressed_rows
 from ..params import check_k
 from ..partition import Partition
-from ..postprocess import enforce
-from ..privacy.models import Diversity, builds_for, published_figures, sensitive_codes
+from ..privacy.models import Diversity, builds_for, sensitive_codes
 from ..privacy.verify import verify
 from ..release import (
     Release,
@@ -35,6 +31,8 @@ from ..release import (
     release_microaggregated,
 )
 from ..space.metric_space import MetricSpace
+from .full_domain import diversity_check, with_hierarchies
+from .homogeneity import homogeneity_warnings, homogeneous_classes
 from .record import input_record, now, schema_record
 from .settings import Settings
 
@@ -95,6 +93,12 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
     if "l" in cls.parameters and builds_for(diversity, n_sensitive):
         assert diversity is not None and diversity.l is not None
         fixed["l"] = int(diversity.l)
+    if settings.suppression_limit is not None:
+        if "suppression_limit" not in cls.parameters:
+            msg = ("a suppression limit applies to the methods that suppress whole classes "
+                   "(global-recoding)")  # fmt: skip
+            raise ParameterError(msg)
+        fixed["suppression_limit"] = float(settings.suppression_limit)
     return fixed
 
 
@@ -116,6 +120,8 @@ def anonymize(
     center: str | None = None,
     norm: int | None = None,
     generalize: str = "levels",
+    suppression_limit: float | None = None,
+    suppressed: str = "star",
     diversity: Diversity | None = None,
     on_stage: Callable[[str], None] | None = None,
     on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
@@ -144,12 +150,17 @@ def anonymize(
     the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
     ``center`` chooses what a centers release publishes for a crowd (``"centroid"``, the
     default, or ``"medoid"``); given with another release form, it is an error.
+    ``suppression_limit`` is the largest share of records a method that suppresses whole
+    classes (``global-recoding``) may suppress; ``suppressed`` whether suppressed records
+    are published as a row of ``*`` in every quasi-identifier (``"star"``, the default) or
+    left out (``"drop"``).
     ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
     more than the release: the blockwise run's global certificate).
     """
     settings = Settings.of_run(
         k, method=method, release=release, params=params, seed=seed, missing=missing,
-        center=center, norm=norm, generalize=generalize, diversity=diversity,
+        center=center, norm=norm, generalize=generalize, suppression_limit=suppression_limit,
+        suppressed=suppressed, diversity=diversity,
     )  # fmt: skip
     if k is None:
         msg = "anonymize needs k, the smallest crowd (k=5)"
@@ -211,11 +222,13 @@ def anonymize_with(
         )
         raise InfeasibleError(msg)
     norm = tags.norm if norm is None else norm
+    if tags.full_domain:  # one level per attribute: numbers need a hierarchy
+        schema = with_hierarchies(kept, schema, method)
     space = MetricSpace.from_table(kept, schema, norm=norm)  # type: ignore[arg-type]
 
     constrained = diversity is not None and diversity.active
     if constrained and not schema.sensitive:
-        msg = "l-diversity and t-closeness need sensitive columns (--sensitive)"
+        msg = f"l-diversity and t-closeness need sensitive columns ({option('sensitive')})"
         raise ParameterError(msg)
 
     if constrained and space.n > 1:
@@ -228,6 +241,9 @@ def anonymize_with(
     sensitive = [sensitive_codes(kept[name]) for name in schema.sensitive] if constrained else []
     # a method given l builds l-diverse crowds itself; the repair below then has little to do
     target = sensitive[0][0] if "l" in fixed else None
+    if constrained and tags.full_domain and "l" not in fixed:  # suppress what breaks the model
+        assert diversity is not None
+        algorithm.set_params(class_check=diversity_check(sensitive, diversity))
     algorithm.fit(space, target)
     if on_fitted is not None:
         on_fitted(algorithm, space)
@@ -238,13 +254,17 @@ def anonymize_with(
     polished = None
     if release == "generalized" and tags.polished:
         stage("polishing the crowds for the generalized release")
+        from ..algorithms.release_polish import polish_release  # loads local recoding
+
         polished = polish_release(partition.labels, space, k, generalize, objective, cost)
         if polished.labels is not None:
             partition = Partition(polished.labels)
             cost, centers = polished.cost_after, None  # priced from the members' best centers
-    if constrained:
+    if constrained and not tags.full_domain:  # a full-domain method suppressed such classes
         assert diversity is not None
         stage("merging crowds for l-diversity / t-closeness")
+        from ..postprocess import enforce  # loads local recoding's moves
+
         # neighbours in the method's own geometry where it has one (lists already built)
         index = space.index(getattr(objective, "geometry", None))
         near = index.neighbours(min(space.n - 1, MERGE_NEIGHBOURS))[1]
@@ -268,17 +288,22 @@ def anonymize_with(
             cost = objective.priced(partition.labels)
 
     stage(f"publishing the {release} table")
+    levels = getattr(algorithm, "levels_", None) if tags.full_domain else None
+    starred = settings.suppressed
     if release == "generalized":
         out = release_generalized(
-            kept, partition, schema, seed=seed, columns=space.columns, generalize=generalize
-        )
+            kept, partition, schema, seed=seed, columns=space.columns, generalize=generalize,
+            levels=levels, suppressed=starred,
+        )  # fmt: skip
     elif release == "microaggregated":
-        out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns)
+        out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns,
+                                      suppressed=starred)  # fmt: skip
     else:
         own = centers if center == "medoid" else None
         out = release_centers(
-            kept, partition, schema, space=space, center=center, seed=seed, center_records=own
-        )
+            kept, partition, schema, space=space, center=center, seed=seed, center_records=own,
+            suppressed=starred,
+        )  # fmt: skip
 
     stage("measuring information loss")
     n_input = len(frame)
@@ -292,9 +317,14 @@ def anonymize_with(
     loss = {
         "sse": sse.of(partition.labels),
         "l_sse": l_sse(sse, partition.labels),
-        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize),
+        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize, levels=levels),
         "discernibility": published_discernibility(
-            out.table, schema, out.form, n_input, n_suppressed + n_dropped
+            out.table,
+            schema,
+            out.form,
+            n_input,
+            n_suppressed + n_dropped,
+            suppressed_rows=n_suppressed if starred == "star" else 0,
         ),
         "avg_crowd_size": float(sizes.mean()) if sizes.size else 0.0,
         "normalized_avg_crowd_size": float(sizes.mean() / k) if sizes.size else 0.0,
@@ -305,7 +335,9 @@ def anonymize_with(
     # the method's objective, priced again from the partition by its cost object (a radius
     # from the method's own centers): the metadata's cost must equal it
     if objective.name not in loss:
-        loss[objective.name] = objective.priced(partition.labels, centers)
+        loss[objective.name] = (objective.at_levels(partition.labels, levels)  # type: ignore[attr-defined]
+                                if levels is not None
+                                else objective.priced(partition.labels, centers))  # fmt: skip
     mentioned = set(schema.qi_names) | set(schema.sensitive) | set(schema.insensitive)
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = out.metadata.replace(
@@ -340,7 +372,9 @@ def anonymize_with(
     report = verify(out.table, schema.qi_names, k, metadata=metadata, diversity=diversity,
                     sensitive=schema.sensitive)  # fmt: skip
     report.raise_if_failed()
-    homogeneous = homogeneous_classes(out.table, schema, out.form, report.n_classes)
+    kept_rows = without_suppressed_rows(out.table, schema.qi_names, out.form,
+                                        report.n_suppressed_rows)  # fmt: skip
+    homogeneous = homogeneous_classes(kept_rows, schema, out.form, report.n_classes)
     # crowds that generalize to the same published values merge into one group
     metadata = metadata.replace(
         n_groups=report.n_classes, homogeneous=homogeneous, created=now(),
@@ -349,36 +383,6 @@ def anonymize_with(
         seconds=round(time.perf_counter() - start, 4),
     )  # fmt: skip
     return Release(out.table, out.form, partition, metadata)
-
-
-def homogeneous_classes(
-    table: pd.DataFrame, schema: Schema, form: str, n_classes: int
-) -> dict[str, dict[str, int]] | None:
-    """Per sensitive column, the published classes (of ``n_classes``) holding a single value
-    of it and their records (None without sensitive columns): :func:`homogeneity_warnings`."""
-    names = [c for c in schema.sensitive if c in table.columns]
-    if not names or not len(table):
-        return None
-    figures = published_figures(table, schema.qi_names, names, form == "centers")
-    return {name: {"classes": int(f["homogeneous_classes"]), "of_classes": n_classes,
-                   "records": int(f["homogeneous_records"])}
-            for name, f in figures.items()}  # fmt: skip
-
-
-def homogeneity_warnings(metadata: ReleaseMetadata) -> list[str]:
-    """One line per sensitive column that some published classes hold a single value of:
-    attribute disclosure (placing a person in such a class tells their value), which
-    k-anonymity does not prevent and l-diversity does."""
-    lines = []
-    for name, f in (metadata.homogeneous or {}).items():
-        if f.get("classes"):
-            lines.append(
-                f"{f['classes']} of {f.get('of_classes', '?')} published classes "
-                f"({f.get('records', '?')} records) hold a single value of the sensitive column "
-                f"{name!r}: placing a person in one of them discloses it; l = 2 (--l 2) makes "
-                "every class hold at least 2 values"
-            )
-    return lines
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,8 +28,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import ParameterError
-from ..params import Constraint, CrowdSize, OneOf, PositiveInt, Seed, Weights
+from ..errors import ParameterError, option
+from ..params import Constraint, CrowdSize, Interval, OneOf, PositiveInt, Seed, Weights
 
 if TYPE_CHECKING:
     from ..privacy.models import Diversity
@@ -167,9 +167,17 @@ class Settings:
     )  # fmt: skip
     generalize: str = _option("levels", "generalized release: hierarchy levels | value sets {a|b}.",
                               OneOf("levels", "sets"))  # fmt: skip
+    suppression_limit: float | None = _option(
+        None, "Largest share of the records that may be suppressed (global-recoding).",
+        Interval(0.0, 1.0, closed_high=True), shown="0.05",
+    )  # fmt: skip
+    suppressed: str = _option(
+        "star", "Suppressed records: star (published with * in every QI, the other columns "
+        "kept) | drop (left out).", OneOf("star", "drop"),
+    )  # fmt: skip
     csv_formulas: str = _option(
         "escape", "CSV cells a spreadsheet would run (=, +, -, @): escape with a leading ' "
-        "| refuse.", OneOf("escape", "refuse"), label="--csv-formulas",
+        "| refuse.", OneOf("escape", "refuse"), label=option("csv_formulas"),
     )  # fmt: skip
     l: float | None = _option(None, "l-diversity of every crowd on every sensitive column.",  # noqa: E741
                               "number >= 1 (whole for distinct)")  # fmt: skip
@@ -181,9 +189,10 @@ class Settings:
                           "equal | ordered | auto")  # fmt: skip
     scheduler: str | None = _option(
         None, "Blockwise on Dask: local | tcp://HOST:PORT | sync (one process).", _Scheduler(),
-        label="--scheduler",
+        label=option("scheduler"),
     )  # fmt: skip
-    workers: int | None = _option(None, "Local Dask workers.", PositiveInt(), label="--workers")
+    workers: int | None = _option(None, "Local Dask workers.", PositiveInt(),
+                                  label=option("workers"))  # fmt: skip
     block_size: int | None = _option(None, "Largest block (records), by median cuts on the QIs.",
                                      PositiveInt())  # fmt: skip
     blocks: int | None = _option(None, "Number of blocks (instead of --block-size).", PositiveInt())
@@ -191,7 +200,7 @@ class Settings:
     spill: str = _option(
         "auto", "Blockwise: stream INPUT into blocks on disk (auto | always | never; auto: when "
         "it is large against the memory available).", OneOf("auto", "always", "never"),
-        label="--spill",
+        label=option("spill"),
     )  # fmt: skip
     na_values: tuple[str, ...] = _option((), "Extra tokens meaning missing.")
     qi: tuple[str, ...] = _option((), "Quasi-identifier columns (a,b,c).")
@@ -257,6 +266,13 @@ class Settings:
             msg = (f"value sets are a form of the generalized release, not of the {self.release}"
                    " release")  # fmt: skip
             raise ParameterError(msg)
+        if self.blocked and self.method is not None:
+            from ..algorithms import METHODS
+
+            if METHODS[self.method].tags.full_domain:
+                msg = (f"{self.method} chooses one level per attribute for the whole table: it "
+                       "does not run blockwise (leave out the blockwise settings)")  # fmt: skip
+                raise ParameterError(msg)
         if self.center is not None and self.release != "centers":
             msg = (f"center has no effect on a {self.release} release (it chooses a centers "
                    "release's rows)")  # fmt: skip

@@ -7,6 +7,15 @@ them for) and checks that each has at least k records, that no column the publis
 withheld appears, and that the record counts reconcile with the metadata. It imports no
 algorithm, cost or compiled kernel (``tests/test_layers.py`` checks it): what it checks
 cannot share a bug with what made the release.
+
+Suppressed records published as rows of ``*`` in every quasi-identifier (the metadata's
+``suppressed_rows`` is ``"star"``; a table without metadata is read so too) are not a class:
+such a row is indistinguishable on the quasi-identifiers from every record of the input, so
+it needs no k fellows. They are counted apart (``n_suppressed_rows``), left out of k,
+l-diversity and t-closeness, and must number at least the metadata's ``n_suppressed``; rows
+of ``*`` beyond that (a node at the top of every hierarchy) are records of one class. A
+release whose metadata says ``"drop"`` (or does not say) is read as before: a row of ``*``
+is a row of its class.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, PrivacyViolation
-from ..io.metadata import ReleaseMetadata
+from ..io.metadata import STAR, ReleaseMetadata
 from ..io.release_format import COUNT, changed_files, read_release, read_release_parts
 from ..io.tables import check_plain_values
 from .models import Diversity, published_figures
@@ -31,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["VerificationReport", "verify", "check_k_anonymity", "group_sizes", "add_up",
            "PartCheck", "check_part", "merge_checks", "finish_check", "part_metadata",
-           "checked_request"]  # fmt: skip
+           "checked_request", "star_rows", "reads_stars", "split_starred"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,8 @@ class VerificationReport:
     n_classes: int
     form: str
     problems: tuple[str, ...]
+    #: Suppressed records shown as rows of ``*`` (not in ``n_records`` nor in any class).
+    n_suppressed_rows: int = 0
 
     @property
     def ok(self) -> bool:
@@ -73,7 +84,8 @@ def verify(
     release (its JSON metadata beside it is read when ``metadata`` is not given, and the
     table must be the one the metadata describes). A table with a ``count`` column and
     ``"release": "centers"`` in its metadata (or no metadata) is read as a centers release:
-    each row stands for ``count`` records.
+    each row stands for ``count`` records. Rows of ``*`` in every quasi-identifier are read
+    as suppressed records (module docstring).
 
     With ``diversity`` (l-diversity and/or t-closeness, :mod:`incrowd.privacy.models`), every
     class must also hold it for each ``sensitive`` column (default: the metadata's).
@@ -106,6 +118,8 @@ def verify(
     extra = []
     if constrained and checked.n_rows and checked.sizes is not None:
         assert diversity is not None
+        if checked.n_starred and not split_starred(checked.n_starred, meta)[1]:
+            table = table[~star_rows(table, qi)]  # suppressed: no class to be diverse
         extra = _check_diversity(table, qi, diversity, sensitive, meta, checked.form)
     return finish_check(checked, int(k), meta, altered, release, extra)
 
@@ -162,7 +176,35 @@ def add_up(sizes: Sequence[pd.Series]) -> pd.Series:
 def part_metadata(meta: ReleaseMetadata) -> ReleaseMetadata:
     """What a part's check reads of the metadata (a worker gets this, not the whole)."""
     return ReleaseMetadata(release=meta.release, withheld_columns=meta.withheld_columns,
-                           sensitive=meta.sensitive)  # fmt: skip
+                           sensitive=meta.sensitive,
+                           suppressed_rows=meta.suppressed_rows)  # fmt: skip
+
+
+def reads_stars(meta: ReleaseMetadata) -> bool:
+    """Whether rows of ``*`` in every quasi-identifier are suppressed records: the metadata
+    says so, or there is no metadata to say otherwise."""
+    return meta.suppressed_rows == "star" or (meta.release is None and meta.suppressed_rows is None)
+
+
+def star_rows(table: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
+    """Which rows show ``*`` in every quasi-identifier (a boolean mask)."""
+    mask = np.ones(len(table), dtype=bool)
+    for name in qi:
+        column = table[name]
+        if column.dtype.kind in "biufcmM":  # numbers or times: never *
+            return np.zeros(len(table), dtype=bool)
+        mask &= column.eq(STAR).to_numpy(dtype=bool, na_value=False)
+    return mask
+
+
+def split_starred(n_starred: int, meta: ReleaseMetadata) -> tuple[int, int]:
+    """Records in rows of ``*`` read as ``(suppressed, kept)``: with the metadata's count of
+    suppressed records, rows beyond it are kept records of one class (a node at the top of
+    every hierarchy publishes its records as ``*`` too)."""
+    if meta.suppressed_form == "star" and meta.n_suppressed is not None:
+        seen = min(n_starred, meta.n_suppressed)
+        return seen, n_starred - seen
+    return n_starred, 0
 
 
 @dataclass
@@ -175,6 +217,7 @@ class PartCheck:
     n_records: int = 0
     sizes: pd.Series | None = None
     problems: list[str] = field(default_factory=list)
+    n_starred: int = 0  # records in rows of *, kept out of n_records and the groups
 
 
 def check_part(table: pd.DataFrame, qi: Sequence[str], meta: ReleaseMetadata) -> PartCheck:
@@ -202,6 +245,11 @@ def check_part(table: pd.DataFrame, qi: Sequence[str], meta: ReleaseMetadata) ->
         checked.problems += _check_multisets(table, counts.astype(np.int64), meta.sensitive)
     else:
         weights = np.ones(len(table), dtype=np.int64)
+    if reads_stars(meta) and len(table):
+        star = star_rows(table, qi)
+        if star.any():
+            checked.n_starred = int(weights[star].sum())
+            table, weights = table[~star], weights[~star]
     checked.n_records = int(weights.sum())
     checked.sizes = group_sizes(table, qi, weights)
     return checked
@@ -218,6 +266,7 @@ def merge_checks(parts: Iterable[PartCheck]) -> PartCheck:
             merged = PartCheck(part.form)
         merged.n_rows += part.n_rows
         merged.n_records += part.n_records
+        merged.n_starred += part.n_starred
         merged.problems += [p for p in part.problems if p not in merged.problems]
         if part.sizes is None:
             usable = False
@@ -245,8 +294,19 @@ def finish_check(
     sizes = checked.sizes
     if sizes is None:  # no usable counts
         return VerificationReport(k, 0, checked.n_rows, 0, 0, checked.form, tuple(problems))
+    n_records = checked.n_records
+    seen, kept = split_starred(checked.n_starred, meta)
+    if kept:  # the rows of * beyond the suppressed records: one class of its own
+        sizes = pd.concat([sizes, pd.Series([kept])], ignore_index=True)
+        n_records += kept
+    if meta.suppressed_form == "star" and meta.n_suppressed is not None and (
+            seen < meta.n_suppressed):  # fmt: skip
+        problems.append(
+            f"the release shows {seen} suppressed record(s) as rows of {STAR} but its "
+            f"metadata says {meta.n_suppressed} were suppressed"
+        )
     k_achieved = int(sizes.min()) if len(sizes) else 0
-    if checked.n_records == 0:  # k-anonymous vacuously, but no release to sign off
+    if n_records == 0:  # k-anonymous vacuously, but no release to sign off
         problems.append("the release holds no records: there is nothing to publish")
     small = int((sizes < k).sum())
     if small:
@@ -254,7 +314,7 @@ def finish_check(
             f"{small} group(s) of identical quasi-identifiers have fewer than k={k} "
             f"records (smallest has {k_achieved})"
         )
-    problems += _reconcile(meta, checked.n_records)
+    problems += _reconcile(meta, n_records)
     problems += extra
     if altered:
         which = "" if altered == ["the table"] else f" ({', '.join(altered)})"
@@ -262,8 +322,8 @@ def finish_check(
             f"{release} is not the table its metadata describes (SHA-256 differs{which}): "
             "it was changed after the release was written"
         )
-    return VerificationReport(k, k_achieved, checked.n_rows, checked.n_records, len(sizes),
-                              checked.form, tuple(problems))  # fmt: skip
+    return VerificationReport(k, k_achieved, checked.n_rows, n_records, len(sizes),
+                              checked.form, tuple(problems), seen)  # fmt: skip
 
 
 def _check_diversity(

@@ -1,4 +1,13 @@
-"""The Release value object and what the three release forms share."""
+"""The Release value object and what the three release forms share.
+
+Suppressed records (label −1) are left out of a release (``suppressed="drop"``), or
+published as one row each with ``*`` in every quasi-identifier (``"star"``), their sensitive
+and insensitive values kept, shuffled in with the other rows. Either way the metadata counts
+them in ``n_suppressed``, never in ``n_released`` (records in crowds), and records the form
+in ``suppressed_rows`` (set only for ``"star"``; absent reads as ``"drop"``): a star release
+has ``n_released + n_suppressed`` rows (records, for the centers form). A numeric
+quasi-identifier of a star release is text (:func:`format_number`), so that ``*`` fits.
+"""
 
 from __future__ import annotations
 
@@ -14,17 +23,19 @@ import pandas as pd
 
 from ..data.columns import QIColumn, encode_qis
 from ..data.schema import Schema
-from ..errors import InputError, SchemaError
-from ..io.metadata import ReleaseMetadata
+from ..errors import InputError, ParameterError, SchemaError
+from ..io.metadata import STAR, SUPPRESSED_ROWS, ReleaseMetadata
 from ..io.release_format import FormulaPolicy, write_release
 from ..params import check_seed
 from ..partition import Partition
-from .crowds import CrowdIndex, Summary, summarize
+from .crowds import CrowdIndex, HierarchySummary, Levels, Summary, check_levels, summarize
 
-__all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number"]
+__all__ = ["Release", "ReleaseForm", "RELEASE_FORMS", "format_number", "SuppressedRows"]
 
 ReleaseForm = Literal["generalized", "microaggregated", "centers"]
 RELEASE_FORMS: tuple[str, ...] = ("generalized", "microaggregated", "centers")
+#: How suppressed records are published: a row of ``*`` each, or left out.
+SuppressedRows = Literal["star", "drop"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +105,14 @@ def prepare(
     return Prepared(coded, CrowdIndex.from_partition(partition), passthrough)
 
 
+def check_suppressed(suppressed: object) -> None:
+    """Raise :class:`~incrowd.ParameterError` unless ``suppressed`` is a form of suppressed
+    rows."""
+    if suppressed not in SUPPRESSED_ROWS:
+        msg = f"suppressed must be 'star' or 'drop', got {suppressed!r}"
+        raise ParameterError(msg)
+
+
 def record_release(
     form: ReleaseForm,
     crowd_value: Callable[[Summary], np.ndarray],
@@ -102,28 +121,78 @@ def record_release(
     schema: Schema,
     seed: int | None,
     columns: tuple[QIColumn, ...] | None,
+    *,
+    levels: Levels = None,
+    suppressed: SuppressedRows = "drop",
 ) -> Release:
-    """A one-row-per-record release whose QIs take ``crowd_value`` of their crowd's summary."""
+    """A one-row-per-record release whose QIs take ``crowd_value`` of their crowd's summary,
+    at the fixed ``levels`` (recorded in the metadata with the published categories)."""
+    check_suppressed(suppressed)
     prep = prepare(table, partition, schema, columns)
-    values = {s.column.name: crowd_value(s) for s in summarize(prep.columns, prep.index)}
-    frame = record_table(table, prep, values, seed)
-    return Release(frame, form, partition, base_metadata(form, schema, partition))
+    summaries = summarize(prep.columns, prep.index, levels)
+    values = {s.column.name: crowd_value(s) for s in summaries}
+    stars = partition.labels < 0 if suppressed == "star" else None
+    frame = record_table(table, prep, values, seed, stars)
+    meta = base_metadata(form, schema, partition, suppressed)
+    if levels is not None:
+        fixed = dict(zip(prep.columns, check_levels(prep.columns, levels), strict=True))
+        given = [s for s, level in zip(summaries, levels, strict=True) if level is not None]
+        meta = meta.replace(
+            levels={s.column.name: fixed[s.column] for s in given},
+            categories={s.column.name: _categories(s, values[s.column.name], prep.index)
+                        for s in given},
+        )  # fmt: skip
+    return Release(frame, form, partition, meta)
+
+
+def _categories(
+    summary: Summary, labels: np.ndarray, index: CrowdIndex
+) -> tuple[tuple[str, int], ...]:
+    """Each label the crowds publish and its records, in the hierarchy's order (by level,
+    then node), else by label with ``*`` last."""
+    counts: dict[str, int] = {}
+    keys: dict[str, tuple] = {}
+    for c, (label, size) in enumerate(zip(labels.tolist(), index.sizes.tolist(), strict=True)):
+        text = str(label)
+        counts[text] = counts.get(text, 0) + int(size)
+        if isinstance(summary, HierarchySummary):
+            keys[text] = (int(summary.level[c]), int(summary.node[c]), "")
+        else:
+            keys[text] = (int(text == STAR), 0, text)
+    return tuple((text, counts[text]) for text in sorted(counts, key=keys.__getitem__))
 
 
 def record_table(
-    table: pd.DataFrame, prep: Prepared, crowd_values: Mapping[str, np.ndarray], seed: int | None
+    table: pd.DataFrame,
+    prep: Prepared,
+    crowd_values: Mapping[str, np.ndarray],
+    seed: int | None,
+    stars: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One shuffled row per published record: QIs from ``crowd_values`` (one entry per crowd),
-    sensitive and insensitive columns passed through, everything else left out."""
+    sensitive and insensitive columns passed through, everything else left out; with
+    ``stars`` (a mask of records), those records too, as rows of ``*``."""
     index = prep.index
+    starred = np.flatnonzero(stars) if stars is not None else np.zeros(0, dtype=np.intp)
+    rows = np.concatenate((index.order, starred)) if starred.size else index.order
     out = {}
     for col in table.columns:
         name = str(col)
         if name in crowd_values:
             out[name] = np.asarray(crowd_values[name])[index.labels]
+            if starred.size:
+                out[name] = with_stars(out[name], starred.size)
         elif name in prep.passthrough:
-            out[name] = table[col].to_numpy()[index.order]
+            out[name] = table[col].to_numpy()[rows]
     return shuffled(pd.DataFrame(out), seed)
+
+
+def with_stars(values: np.ndarray, n: int) -> np.ndarray:
+    """``values`` followed by ``n`` cells of ``*``; numbers as text (:func:`format_number`),
+    so that the column is text throughout."""
+    if values.dtype.kind in "iuf":
+        values = np.array([format_number(v) for v in values.tolist()], dtype=object)
+    return np.concatenate((values.astype(object), np.full(n, STAR, dtype=object)))
 
 
 def shuffled(frame: pd.DataFrame, seed: int | None) -> pd.DataFrame:
@@ -139,8 +208,11 @@ def check_reserved(names: tuple[str, ...], reserved: tuple[str, ...], form: str)
         raise SchemaError(msg)
 
 
-def base_metadata(form: str, schema: Schema, partition: Partition) -> ReleaseMetadata:
+def base_metadata(
+    form: str, schema: Schema, partition: Partition, suppressed: SuppressedRows = "drop"
+) -> ReleaseMetadata:
     return ReleaseMetadata(
+        suppressed_rows="star" if suppressed == "star" else None,
         release=form,
         qi=tuple(schema.qi_names),
         sensitive=tuple(schema.sensitive),

@@ -13,6 +13,11 @@ Centers:
 - ``"medoid"``: the member whose farthest fellow member is nearest (the paper's choice of a
   cluster center among the input points). It publishes one input record's exact values as
   the center, which discloses that record; use it only when that is acceptable.
+
+With ``suppressed="star"``, each suppressed record is a row of its own: ``*`` in every
+quasi-identifier, ``count`` 1 (the row stands for one record, as every row stands for its
+count), ``radius`` empty (no center, so no distance; NaN in the table) and its sensitive
+values as a multiset of one.
 """
 
 from __future__ import annotations
@@ -30,7 +35,16 @@ from ..errors import ParameterError
 from ..io.release_format import COUNT, RADIUS
 from ..partition import Partition
 from ..space.metric_space import MetricSpace
-from ._release import Release, base_metadata, check_reserved, prepare, shuffled
+from ._release import (
+    Release,
+    SuppressedRows,
+    base_metadata,
+    check_reserved,
+    check_suppressed,
+    prepare,
+    shuffled,
+    with_stars,
+)
 from .crowds import CategoricalSummary, CrowdIndex, HierarchySummary, summarize
 from .generalize import generalized_labels
 from .microaggregate import centroid_values
@@ -54,6 +68,7 @@ def release_centers(
     center: Literal["centroid", "medoid"] = "centroid",
     seed: int | None = None,
     center_records: np.ndarray | None = None,
+    suppressed: SuppressedRows = "drop",
 ) -> Release:
     """Publish one row per crowd: center, count, radius and sensitive multisets (rows shuffled).
 
@@ -61,8 +76,11 @@ def release_centers(
     ``schema`` with the L2 norm when not given). With ``center="medoid"``,
     ``center_records`` may give the record to publish as each crowd's center (an
     algorithm's own centers, e.g. ``RGather.center_records_``, whose radius it guarantees).
+    ``suppressed="star"`` publishes each suppressed record as a row of ``*`` (module
+    docstring) instead of leaving it out.
     """
     check_center(center)
+    check_suppressed(suppressed)
     check_reserved(schema.qi_names + tuple(schema.sensitive), (COUNT, RADIUS), "centers")
     space = space if space is not None else MetricSpace.from_table(table, schema)
     prep = prepare(table, partition, schema, space.columns or None)
@@ -89,8 +107,18 @@ def release_centers(
             json.dumps(dict(sorted(Counter(values[a:b]).items())), ensure_ascii=False)
             for a, b in zip(index.starts[:-1], index.starts[1:], strict=True)
         ]
+    starred = np.flatnonzero(partition.labels < 0) if suppressed == "star" else []
+    if len(starred):
+        for s in summaries:
+            out[s.column.name] = with_stars(np.asarray(out[s.column.name]), len(starred))
+        out[COUNT] = np.concatenate((out[COUNT], np.ones(len(starred), dtype=out[COUNT].dtype)))
+        out[RADIUS] = np.concatenate((np.asarray(radii, dtype=np.float64),
+                                      np.full(len(starred), np.nan)))  # fmt: skip
+        for name in schema.sensitive:
+            values = table[name].astype(str).to_numpy()[starred]
+            out[name] = list(out[name]) + [json.dumps({v: 1}, ensure_ascii=False) for v in values]
     frame = shuffled(pd.DataFrame(out), seed)
-    meta = base_metadata("centers", schema, partition).replace(center=center)
+    meta = base_metadata("centers", schema, partition, suppressed).replace(center=center)
     return Release(frame, "centers", partition, meta)
 
 

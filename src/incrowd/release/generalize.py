@@ -6,10 +6,15 @@
 - with ``generalize="sets"``, categorical and hierarchical attributes instead publish the set
   of values the crowd holds, ``{a|b}`` (sorted; a single value as itself).
 
+With fixed ``levels`` (a global recoding's node of the generalization lattice), every crowd
+publishes a hierarchical attribute at the higher of its agreed level and the fixed one, and
+a categorical attribute at level 1 as ``*``: one set of categories for the whole table
+(the metadata records ``levels`` and the ``categories`` with their counts).
+
 Every record of a crowd gets the same quasi-identifier values, so each published combination
 occurs at least k times. Sensitive and insensitive columns are passed through; identifiers
-and columns the schema does not mention are not published; suppressed records are left out
-(and counted in the metadata).
+and columns the schema does not mention are not published; suppressed records are left out,
+or published as rows of ``*`` (``suppressed="star"``), and counted in the metadata.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from ..costs import GeneralizeForm
 from ..data.columns import QIColumn
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError
+from ..io.metadata import STAR
 from ..partition import Partition
-from ._release import Release, format_number, record_release
-from .crowds import CategoricalSummary, NumericSummary, Summary
+from ._release import Release, SuppressedRows, format_number, record_release
+from .crowds import CategoricalSummary, Levels, NumericSummary, Summary
 
 __all__ = [
     "release_generalized",
@@ -36,8 +42,8 @@ __all__ = [
     "parse_value_set",
 ]
 
-#: What a categorical cell shows when its crowd disagrees.
-SUPPRESSED_VALUE = "*"
+#: What a categorical cell shows when its crowd disagrees (any value).
+SUPPRESSED_VALUE = STAR
 #: A value set is published as ``{a|b|c}``.
 SET_OPEN, SET_CLOSE, SET_SEP = "{", "}", "|"
 
@@ -101,16 +107,25 @@ def release_generalized(
     seed: int | None = None,
     columns: tuple[QIColumn, ...] | None = None,
     generalize: GeneralizeForm = "levels",
+    levels: Levels = None,
+    suppressed: SuppressedRows = "drop",
 ) -> Release:
     """Publish ``table`` with every quasi-identifier generalized to its crowd (rows shuffled).
 
     ``generalize`` chooses hierarchy labels (``"levels"``) or value sets (``"sets"``) for
     categorical attributes. ``columns`` may pass QI columns already coded (e.g.
-    ``space.columns``) to skip re-parsing.
+    ``space.columns``) to skip re-parsing. ``levels`` (one per quasi-identifier, in the
+    schema's order; None: the crowd's own) fixes the level below which no crowd is published
+    (a numeric column takes none). ``suppressed="star"`` publishes each suppressed record as
+    a row of ``*`` instead of leaving it out.
     """
     if generalize not in ("levels", "sets"):
         msg = f"generalize must be 'levels' or 'sets', got {generalize!r}"
         raise ParameterError(msg)
+    if generalize == "sets" and levels is not None:
+        msg = "levels fix hierarchy labels: they apply to generalize='levels', not 'sets'"
+        raise ParameterError(msg)
     labels = value_set_labels if generalize == "sets" else generalized_labels
-    out = record_release("generalized", labels, table, partition, schema, seed, columns)
+    out = record_release("generalized", labels, table, partition, schema, seed, columns,
+                         levels=levels, suppressed=suppressed)  # fmt: skip
     return Release(out.table, out.form, out.partition, out.metadata.replace(generalize=generalize))

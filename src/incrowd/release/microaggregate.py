@@ -11,7 +11,7 @@ import pandas as pd
 from ..data.columns import QIColumn
 from ..data.schema import Schema
 from ..partition import Partition
-from ._release import Release, record_release
+from ._release import Release, SuppressedRows, record_release
 from .crowds import CategoricalSummary, NumericSummary, Summary
 
 __all__ = ["release_microaggregated", "centroid_values"]
@@ -33,8 +33,13 @@ def release_microaggregated(
     *,
     seed: int | None = None,
     columns: tuple[QIColumn, ...] | None = None,
+    suppressed: SuppressedRows = "drop",
 ) -> Release:
-    """Publish ``table`` with quasi-identifiers replaced by their crowd's centroid (shuffled)."""
+    """Publish ``table`` with quasi-identifiers replaced by their crowd's centroid (shuffled).
+
+    ``suppressed="star"`` publishes each suppressed record as a row of ``*`` (a numeric
+    quasi-identifier is then text) instead of leaving it out."""
     return record_release(
-        "microaggregated", centroid_values, table, partition, schema, seed, columns
-    )
+        "microaggregated", centroid_values, table, partition, schema, seed, columns,
+        suppressed=suppressed,
+    )  # fmt: skip

@@ -1,0 +1,105 @@
+"""Global recoding through the pipeline and the command line: consistent categories, a
+suppression limit, suppressed records as rows of ``*``, and the follow-up commands."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from incrowd import Diversity, IncrowdWarning, anonymize, verify
+from incrowd.cli.app import app
+from incrowd.datasets import adult_hierarchy_path, load_adult
+from incrowd.errors import ParameterError
+
+
+@pytest.fixture(scope="module")
+def adult_sample():
+    data, schema = load_adult(age="hierarchy")
+    return data.sample(3000, random_state=1).reset_index(drop=True), schema
+
+
+def test_every_kept_record_is_published_at_the_node_and_the_rest_as_stars(adult_sample):
+    data, schema = adult_sample
+    release = anonymize(data, schema, 5, method="global-recoding", suppression_limit=0.05,
+                        seed=1)  # fmt: skip
+    meta = release.metadata
+    table = release.table
+    assert len(table) == len(data)  # no record lost: the suppressed are rows of *
+    stars = (table[list(schema.qi_names)] == "*").all(axis=1)
+    assert int(stars.sum()) == meta.n_suppressed <= int(0.05 * len(data))
+    assert meta.suppressed_rows == "star" and meta.levels is not None
+    # one set of categories per attribute: every kept cell is a label of the node's level
+    for name in schema.qi_names:
+        hierarchy = schema.quasi_identifiers[name].hierarchy
+        allowed = set(hierarchy.labels[meta.levels[name]])
+        assert set(table.loc[~stars, name]) <= allowed, name
+        counted = dict(meta.categories[name])
+        assert counted == table.loc[~stars, name].value_counts().to_dict()
+    assert verify(table, schema.qi_names, 5, metadata=meta).ok
+    assert meta.certificate["optimal"]
+
+
+def test_a_number_without_a_hierarchy_gets_intervals_with_a_warning():
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"age": rng.integers(18, 90, 400), "sex": rng.choice(["f", "m"], 400)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        release = anonymize(table, qi=["age", "sex"], k=5, method="global-recoding", seed=0)
+    lines = [str(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
+    assert any("'age'" in line and "intervals:" in line for line in lines), lines
+    assert release.metadata.levels["age"] >= 0
+    assert release.table["age"].isin(["*"]).mean() < 1.0
+
+
+def test_l_and_t_are_constraints_of_the_search(adult_sample):
+    data, schema = adult_sample
+    for spec in (Diversity(l=2), Diversity(t=0.3)):
+        release = anonymize(data, schema, 5, method="global-recoding", suppression_limit=0.1,
+                            diversity=spec, seed=1)  # fmt: skip
+        report = verify(release.table, schema.qi_names, 5, metadata=release.metadata,
+                        diversity=spec, sensitive=schema.sensitive)  # fmt: skip
+        assert report.ok, report.problems
+        assert release.metadata.levels is not None
+
+
+def test_suppressed_records_can_be_left_out(adult_sample):
+    data, schema = adult_sample
+    release = anonymize(data, schema, 5, method="global-recoding", suppressed="drop", seed=1)
+    assert len(release.table) == len(data) - release.metadata.n_suppressed
+    assert not (release.table[list(schema.qi_names)] == "*").all(axis=1).any()
+
+
+def test_settings_that_do_not_apply_are_refused(adult_sample):
+    data, schema = adult_sample
+    with pytest.raises(ParameterError, match="suppression limit"):
+        anonymize(data, schema, 5, method="forest", suppression_limit=0.05)
+    with pytest.raises(ParameterError, match="blockwise"):
+        from incrowd.distributed import anonymize_blocks
+
+        anonymize_blocks(data, schema, 5, method="global-recoding", scheduler="sync")
+
+
+def test_the_command_line_runs_it_and_verify_reads_the_stars(tmp_path, adult_sample):
+    data, _ = adult_sample
+    source = tmp_path / "adult.csv"
+    data.to_csv(source, index=False)
+    qis = ["age", "sex", "race", "marital-status", "education"]
+    flags = [f"--hierarchy={q}={adult_hierarchy_path(q)}" for q in qis]
+    runner = CliRunner()
+    out = tmp_path / "out.csv"
+    result = runner.invoke(app, ["anonymize", str(source), "--qi", ",".join(qis), *flags,
+                                 "--sensitive", "salary-class", "--k", "10", "--method",
+                                 "global-recoding", "--suppression-limit", "0.02",
+                                 "--out", str(out), "--quiet"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert set(meta["levels"]) == set(qis) and meta["n_suppressed"] <= 60
+    checked = runner.invoke(app, ["verify", str(out)])
+    assert checked.exit_code == 0, checked.output
+    if meta["n_suppressed"]:
+        assert "suppressed records published as rows of *" in checked.output
