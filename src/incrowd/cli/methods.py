@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from ._output import out_console
+import sys
+import textwrap
 
 __all__ = ["methods"]
 
 
 def methods() -> None:
     """List the methods with their guarantees and references."""
-    from rich.table import Table
-
     from ..algorithms.catalogue import CATALOGUE  # no algorithm imported to list them
 
-    grid = Table(show_header=True)
-    for col in ("method", "guarantee", "objective", "reference"):
-        grid.add_column(col)
+    # plain text, not a rich table: importing rich costs a fifth of the command
+    # (benchmarks/cold_start.py); long guarantees wrap under their method
     for name, (guarantee, objective, reference) in sorted(CATALOGUE.items()):
-        grid.add_row(name, guarantee, objective, reference)
-    out_console.print(grid)
+        lines = [f"{name}  ({objective})"]
+        for label, text in (("guarantee", guarantee), ("reference", reference)):
+            lines += textwrap.wrap(f"{label}: {text}", width=88, initial_indent="    ",
+                                   subsequent_indent="        ")  # fmt: skip
+        sys.stdout.write("\n".join(lines) + "\n")
