@@ -48,7 +48,8 @@ FLAGS: dict[str, str] = {
     "l": "--l", "l_kind": "--l-kind", "c": "--c", "t": "--t", "t_kind": "--t-kind",
     "scheduler": "--scheduler", "workers": "--workers", "block_size": "--block-size",
     "blocks": "--blocks", "block_by": "--block-by", "spill": "--spill",
-    "csv_formulas": "--csv-formulas",
+    "csv_formulas": "--csv-formulas", "suppression_limit": "--suppression-limit",
+    "suppressed": "--suppressed",
 }  # fmt: skip
 #: The settings a Python caller gives inside ``diversity=Diversity(...)``.
 _DIVERSITY = ("l", "l_kind", "c", "t", "t_kind")

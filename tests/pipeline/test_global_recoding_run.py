@@ -12,9 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from incrowd import Diversity, IncrowdWarning, anonymize, verify
+from incrowd.algorithms import ForestKAnonymity, GlobalRecoding
 from incrowd.cli.app import app
 from incrowd.datasets import adult_hierarchy_path, load_adult
-from incrowd.errors import ParameterError
+from incrowd.errors import InfeasibleError, ParameterError
+from incrowd.pipeline.full_domain import suppressed_form
+from incrowd.pipeline.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +79,15 @@ def test_suppressed_records_can_be_left_out(adult_sample):
 
 def test_settings_that_do_not_apply_are_refused(adult_sample):
     data, schema = adult_sample
-    with pytest.raises(ParameterError, match="suppression limit"):
+    with pytest.raises(ParameterError, match="publishes hierarchy levels"):
+        anonymize(data, schema, 5, method="global-recoding", release="microaggregated")
+    star = Settings(suppressed="star")
+    with pytest.raises(InfeasibleError, match="fewer than k"):  # rows of * below k
+        suppressed_form(star, ForestKAnonymity, n_suppressed=2, k=5)
+    assert suppressed_form(star, ForestKAnonymity, n_suppressed=5, k=5) == "star"
+    assert suppressed_form(Settings(), ForestKAnonymity, n_suppressed=2, k=5) == "drop"
+    assert suppressed_form(Settings(), GlobalRecoding) == "star"
+    with pytest.raises(ParameterError, match="suppression_limit applies"):
         anonymize(data, schema, 5, method="forest", suppression_limit=0.05)
     with pytest.raises(ParameterError, match="blockwise"):
         from incrowd.distributed import anonymize_blocks

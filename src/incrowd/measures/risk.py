@@ -54,11 +54,10 @@ from ..errors import InputError
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
 from ..privacy.models import published_figures
-from ..privacy.verify import split_starred, star_rows
 from ..release.generalize import SUPPRESSED_VALUE
 from ..space.metric_space import MetricSpace
 from ._linkage import link_by_cells
-from .loss import category_code, without_suppressed_rows
+from .loss import category_code
 
 __all__ = ["RiskReport", "assess_risk"]
 
@@ -139,11 +138,8 @@ def assess_risk(
     if k < 1:
         msg = f"k must be a positive integer, got {k}"
         raise InputError(msg)
-    if meta.suppressed_form == "star" and len(published):
-        star = star_rows(published, qi)
-        shown = pd.to_numeric(published[COUNT])[star].sum() if form == "centers" else star.sum()
-        published = without_suppressed_rows(published, qi, form,
-                                            split_starred(int(shown), meta)[0])  # fmt: skip
+    # rows of * stay one class: a person missing from the published categories is one of
+    # them, so they are as exposed as any class of their size
     if form == "centers":
         weights = pd.to_numeric(published[COUNT], errors="coerce").fillna(0).astype(np.int64)
     else:

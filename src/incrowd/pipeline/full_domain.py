@@ -19,15 +19,20 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..data.schema import Hierarchical, Numeric, Schema
-from ..errors import IncrowdWarning, option
+from ..errors import IncrowdWarning, InfeasibleError, option
 from ..privacy.models import Diversity
 
-__all__ = ["diversity_check", "with_hierarchies"]
+if TYPE_CHECKING:
+    from ..base import Algorithm
+    from .settings import Settings
+
+__all__ = ["diversity_check", "suppressed_form", "with_hierarchies"]
 
 
 def with_hierarchies(table: pd.DataFrame, schema: Schema, method: str) -> Schema:
@@ -57,6 +62,22 @@ def with_hierarchies(table: pd.DataFrame, schema: Schema, method: str) -> Schema
             stacklevel=3,
         )
     return dataclasses.replace(schema, quasi_identifiers=given)
+
+
+def suppressed_form(
+    settings: Settings, cls: type[Algorithm], n_suppressed: int = 0, k: int = 2
+) -> str:
+    """How a run publishes its suppressed records: as asked, else as rows of ``*`` for a
+    full-domain method (whose search keeps them none or a class of at least k) and withheld
+    for the others. Rows of ``*`` fewer than ``k`` are refused: a person missing from the
+    published values is one of them."""
+    form = settings.suppressed or ("star" if cls.tags.full_domain else "drop")
+    if form == "star" and 0 < n_suppressed < k:
+        msg = (f"{n_suppressed} record(s) were suppressed, fewer than k={k}: as rows of * "
+               f"they would be a class smaller than k ({option('suppressed', 'drop')} "
+               "withholds them)")  # fmt: skip
+        raise InfeasibleError(msg)
+    return form
 
 
 def diversity_check(

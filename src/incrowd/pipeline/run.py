@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 import warnings
@@ -31,7 +32,7 @@ from ..release import (
     release_microaggregated,
 )
 from ..space.metric_space import MetricSpace
-from .full_domain import diversity_check, with_hierarchies
+from .full_domain import diversity_check, suppressed_form, with_hierarchies
 from .homogeneity import homogeneity_warnings, homogeneous_classes
 from .record import input_record, now, schema_record
 from .settings import Settings
@@ -93,10 +94,12 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
     if "l" in cls.parameters and builds_for(diversity, n_sensitive):
         assert diversity is not None and diversity.l is not None
         fixed["l"] = int(diversity.l)
+    if "star_class" in cls.parameters:  # rows of * must then form a class of k
+        fixed["star_class"] = suppressed_form(settings, cls) == "star"
     if settings.suppression_limit is not None:
         if "suppression_limit" not in cls.parameters:
-            msg = ("a suppression limit applies to the methods that suppress whole classes "
-                   "(global-recoding)")  # fmt: skip
+            msg = (f"{option('suppression_limit')} applies to the methods that suppress "
+                   "whole classes (global-recoding)")  # fmt: skip
             raise ParameterError(msg)
         fixed["suppression_limit"] = float(settings.suppression_limit)
     return fixed
@@ -121,7 +124,7 @@ def anonymize(
     norm: int | None = None,
     generalize: str = "levels",
     suppression_limit: float | None = None,
-    suppressed: str = "star",
+    suppressed: str | None = None,
     diversity: Diversity | None = None,
     on_stage: Callable[[str], None] | None = None,
     on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
@@ -137,9 +140,10 @@ def anonymize(
     becomes. ``method`` defaults to the release form's :data:`DEFAULT_METHODS` entry.
 
     The release is checked by :func:`incrowd.verify` (which reads only the published table)
-    before it is returned; its ``metadata`` holds the provenance, the record counts and the
-    information loss figures. ``seed`` fixes the row shuffle (and any randomness of the
-    method); when None a seed is drawn and recorded, so every release can be reproduced.
+    before it is returned, its table of the kind ``table`` was (pandas, or polars); its
+    ``metadata`` holds the provenance, the record counts and the information loss figures.
+    ``seed`` fixes the row shuffle (and any randomness of the method); when None a seed is
+    drawn and recorded, so every release can be reproduced.
     ``norm`` (1 or 2) chooses the distance of the methods that work in any norm (the radius
     methods); the others measure their own objective. ``generalize`` chooses what a
     generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
@@ -152,8 +156,9 @@ def anonymize(
     default, or ``"medoid"``); given with another release form, it is an error.
     ``suppression_limit`` is the largest share of records a method that suppresses whole
     classes (``global-recoding``) may suppress; ``suppressed`` whether suppressed records
-    are published as a row of ``*`` in every quasi-identifier (``"star"``, the default) or
-    left out (``"drop"``).
+    are published as a row of ``*`` in every quasi-identifier (``"star"``, the default of
+    global recoding, which keeps them none or at least k) or left out (``"drop"``, the
+    others' default).
     ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
     more than the release: the blockwise run's global certificate).
     """
@@ -179,6 +184,10 @@ def anonymize(
     published = anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
     for line in homogeneity_warnings(published.metadata):
         warnings.warn(line, IncrowdWarning, stacklevel=2)
+    if type(table).__module__.split(".")[0] == "polars":  # the kind of frame it was given
+        import polars
+
+        published = dataclasses.replace(published, table=polars.from_pandas(published.table))
     return published
 
 
@@ -289,7 +298,7 @@ def anonymize_with(
 
     stage(f"publishing the {release} table")
     levels = getattr(algorithm, "levels_", None) if tags.full_domain else None
-    starred = settings.suppressed
+    starred = suppressed_form(settings, type(algorithm), partition.n_suppressed, k)
     if release == "generalized":
         out = release_generalized(
             kept, partition, schema, seed=seed, columns=space.columns, generalize=generalize,
@@ -342,7 +351,7 @@ def anonymize_with(
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = out.metadata.replace(
         method=method,
-        parameters=_jsonable(algorithm.get_params()) | {"norm": norm},
+        parameters=_jsonable(_recorded(algorithm.get_params())) | {"norm": norm},
         seed=seed,
         version=__version__,
         k=k,
@@ -383,6 +392,11 @@ def anonymize_with(
         seconds=round(time.perf_counter() - start, 4),
     )  # fmt: skip
     return Release(out.table, out.form, partition, metadata)
+
+
+def _recorded(params: Mapping[str, Any]) -> dict[str, Any]:
+    # a function given by the run (the diversity check) is recorded as the diversity field
+    return {key: value for key, value in params.items() if not callable(value)}
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -169,11 +169,12 @@ class Settings:
                               OneOf("levels", "sets"))  # fmt: skip
     suppression_limit: float | None = _option(
         None, "Largest share of the records that may be suppressed (global-recoding).",
-        Interval(0.0, 1.0, closed_high=True), shown="0.05",
+        Interval(0.0, 1.0, closed_high=True), shown="0.05", label=option("suppression_limit"),
     )  # fmt: skip
-    suppressed: str = _option(
-        "star", "Suppressed records: star (published with * in every QI, the other columns "
-        "kept) | drop (left out).", OneOf("star", "drop"),
+    suppressed: str | None = _option(
+        None, "Suppressed records: star (published with * in every QI, the other columns "
+        "kept; none or at least k of them) | drop (left out).", OneOf("star", "drop"),
+        shown="star for global-recoding, drop for the others", label=option("suppressed"),
     )  # fmt: skip
     csv_formulas: str = _option(
         "escape", "CSV cells a spreadsheet would run (=, +, -, @): escape with a leading ' "
@@ -272,6 +273,14 @@ class Settings:
             if METHODS[self.method].tags.full_domain:
                 msg = (f"{self.method} chooses one level per attribute for the whole table: it "
                        "does not run blockwise (leave out the blockwise settings)")  # fmt: skip
+                raise ParameterError(msg)
+        if self.method is not None and (self.release != "generalized"
+                                        or self.generalize != "levels"):  # fmt: skip
+            from ..algorithms import METHODS
+
+            if METHODS[self.method].tags.full_domain:
+                msg = (f"{self.method} publishes hierarchy levels: a generalized release "
+                       f"with {option('generalize', 'levels')}")  # fmt: skip
                 raise ParameterError(msg)
         if self.center is not None and self.release != "centers":
             msg = (f"center has no effect on a {self.release} release (it chooses a centers "

@@ -9,11 +9,12 @@ algorithm, cost or compiled kernel (``tests/test_layers.py`` checks it): what it
 cannot share a bug with what made the release.
 
 Suppressed records published as rows of ``*`` in every quasi-identifier (the metadata's
-``suppressed_rows`` is ``"star"``; a table without metadata is read so too) are not a class:
-such a row is indistinguishable on the quasi-identifiers from every record of the input, so
-it needs no k fellows. They are counted apart (``n_suppressed_rows``), left out of k,
-l-diversity and t-closeness, and must number at least the metadata's ``n_suppressed``; rows
-of ``*`` beyond that (a node at the top of every hierarchy) are records of one class. A
+``suppressed_rows`` is ``"star"``; a table without metadata is read so too) are counted
+apart (``n_suppressed_rows``) and must number at least the metadata's ``n_suppressed``;
+rows of ``*`` beyond that (a node at the top of every hierarchy) are records of one class.
+They still form a group an attacker can point at — a person missing from the published
+categories is one of them — so there must be none or at least k of them, and with
+l-diversity or t-closeness they are checked as one class. A
 release whose metadata says ``"drop"`` (or does not say) is read as before: a row of ``*``
 is a row of its class.
 """
@@ -118,8 +119,6 @@ def verify(
     extra = []
     if constrained and checked.n_rows and checked.sizes is not None:
         assert diversity is not None
-        if checked.n_starred and not split_starred(checked.n_starred, meta)[1]:
-            table = table[~star_rows(table, qi)]  # suppressed: no class to be diverse
         extra = _check_diversity(table, qi, diversity, sensitive, meta, checked.form)
     return finish_check(checked, int(k), meta, altered, release, extra)
 
@@ -299,6 +298,12 @@ def finish_check(
     if kept:  # the rows of * beyond the suppressed records: one class of its own
         sizes = pd.concat([sizes, pd.Series([kept])], ignore_index=True)
         n_records += kept
+    if 0 < seen < k:
+        problems.append(
+            f"{seen} suppressed record(s) are published as rows of {STAR}, fewer than k={k}: "
+            "a person missing from the published values is one of them (withhold them, "
+            "or suppress at least k)"
+        )
     if meta.suppressed_form == "star" and meta.n_suppressed is not None and (
             seen < meta.n_suppressed):  # fmt: skip
         problems.append(

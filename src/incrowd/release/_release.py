@@ -42,9 +42,9 @@ SuppressedRows = Literal["star", "drop"]
 class Release:
     """A published table with the partition behind it and its provenance.
 
-    ``table`` is what gets written; ``partition`` is kept for the publisher's own reports and
-    is never written. ``metadata`` holds the provenance and loss figures written as JSON beside
-    the table.
+    ``table`` is what gets written (a pandas frame, or a polars frame when the input was
+    one); ``partition`` is kept for the publisher's own reports and is never written.
+    ``metadata`` holds the provenance and loss figures written as JSON beside the table.
     """
 
     table: pd.DataFrame
@@ -67,9 +67,12 @@ class Release:
         of the paths in ``protect``. ``formulas`` neutralizes (``"escape"``) or refuses
         CSV cells a spreadsheet would execute. Returns the table and metadata paths.
         """
+        from ..io.tables import as_dataframe
+
         return write_release(
-            self.table, self.metadata, path, sep=sep, formulas=formulas, protect=protect
-        )
+            as_dataframe(self.table), self.metadata, path, sep=sep, formulas=formulas,
+            protect=protect,
+        )  # fmt: skip
 
 
 def format_number(x: float) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost
 from ...errors import InfeasibleError, ParameterError
-from ...params import CrowdSize, Function, Interval, OneOf, PositiveInt, Weights
+from ...params import CrowdSize, Flag, Function, Interval, OneOf, PositiveInt, Weights
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from .._shared.generalized import GeneralizedMethod
@@ -67,6 +67,12 @@ class GlobalRecoding(GeneralizedMethod):
     time_limit : float, default 300
         Seconds of search; when it stops the search, the best node found is kept and
         :attr:`certificate_` says the gap (``optimal`` False).
+    star_class : bool, default True
+        The suppressed records are published as one class, a row of ``*`` each (``incrowd
+        anonymize``'s default ``--suppressed star``): a node then qualifies only when it
+        suppresses no record or at least ``k`` of them (meeting ``l`` and ``class_check``
+        together), since an attacker who knows the published categories knows that a
+        person missing from them is one of those rows. False: they are withheld.
     class_check : callable, optional
         Another privacy model as a constraint on the classes: ``class_check(labels,
         n_classes)`` is given each record's class at a node and returns, per class, whether
@@ -90,11 +96,14 @@ class GlobalRecoding(GeneralizedMethod):
 
     Notes
     -----
-    **Guarantee**: ``loss_`` is the least over the nodes that qualify (when
-    ``certificate_["optimal"]``; otherwise at most ``certificate_["lattice_lower_bound"]``
-    times ``certificate_["gap"]``). Time: :math:`O(m b)` per node taken for ``m`` distinct
-    rows, ``b`` attributes; the nodes taken are those whose bound is below the optimum (on
-    Adult's lattice of 6,480 nodes, ``benchmarks/global_recoding.py``).
+    **Guarantee**: ``loss_`` is the least over the nodes that qualify when
+    ``certificate_["optimal"]``; otherwise (the time limit stopped the search) that least is
+    at least ``certificate_["lattice_lower_bound"]``, and ``loss_`` is within the factor
+    ``certificate_["gap"]`` of it (None: no bound above 0 was reached). Time: :math:`O(m b)`
+    per node taken for ``m`` distinct rows, ``b`` attributes (with ``l`` ≥ 2 a sort,
+    :math:`O(m \\log m)`; a ``class_check`` is called on the ``n`` records); the nodes
+    taken are those whose bound is below the optimum (on Adult's lattice of 6,480 nodes,
+    ``benchmarks/global_recoding.py``).
 
     Examples
     --------
@@ -130,6 +139,7 @@ class GlobalRecoding(GeneralizedMethod):
         "l": PositiveInt(),
         "time_limit": Interval(0.0, float("inf"), open_low=True),
         "class_check": Function(),
+        "star_class": Flag(),
     }
 
     def __init__(
@@ -142,6 +152,7 @@ class GlobalRecoding(GeneralizedMethod):
         generalize: str = "levels",
         l: int = 1,  # noqa: E741 - the privacy model's name
         time_limit: float = 300.0,
+        star_class: bool = True,
         class_check: Callable[[np.ndarray, int], np.ndarray] | None = None,
     ) -> None:
         self.k = k
@@ -152,6 +163,7 @@ class GlobalRecoding(GeneralizedMethod):
         self.l = l
         self.time_limit = time_limit
         self.class_check = class_check
+        self.star_class = star_class
 
     def cost(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost on ``space`` (NCP-priced labels for discernibility)."""
@@ -179,6 +191,7 @@ class GlobalRecoding(GeneralizedMethod):
 
         budget = math.floor(float(self.suppression_limit) * n + 1e-9)
         found = search(tables, k, budget, ell=ell, loss=str(self.loss), check=check,
+                       star_class=bool(self.star_class),
                        time_limit=float(self.time_limit))  # fmt: skip
         if found is None:
             msg = ("no generalization qualifies within the suppression limit: even the whole "
@@ -259,7 +272,9 @@ def _labels(tables: LatticeTables, row_of: np.ndarray, levels: np.ndarray, k: in
 
 
 def _certificate(found: LatticeResult) -> dict[str, object]:
-    gap = found.loss / found.lower_bound if found.lower_bound > 0 else 1.0
+    # no bound above 0 proves no ratio (None), unless the loss is 0 too
+    gap = (found.loss / found.lower_bound if found.lower_bound > 0
+           else 1.0 if found.loss <= 0 else None)  # fmt: skip
     return {
         "lattice_nodes": found.lattice_nodes,
         "nodes_evaluated": found.evaluated,

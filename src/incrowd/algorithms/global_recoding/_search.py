@@ -128,9 +128,12 @@ def search(
     loss: str = "ncp",
     time_limit: float | None = None,
     check: ClassCheck | None = None,
+    star_class: bool = False,
 ) -> LatticeResult | None:
     """The node of least ``loss`` with at most ``budget`` suppressed records (None when no
-    node qualifies); see the module docstring."""
+    node qualifies); see the module docstring. With ``star_class`` the suppressed records
+    are published as one class (rows of ``*``), so a node qualifies only when it suppresses
+    none, or at least ``k`` that meet ``ell`` and ``check`` together."""
     start = time.perf_counter()
     height = tables.height.astype(np.intp)
     b = height.size
@@ -155,12 +158,25 @@ def search(
         value = float(totals[np.arange(b), levels].sum()) - sup_price + row * sup
         return value, int(sup), 0.0
 
+    def qualifies(levels: np.ndarray, sup: int) -> bool:
+        if sup > budget:
+            return False
+        if not star_class or sup == 0:
+            return True
+        if sup < k:
+            return False
+        cls, bad = tables.suppressed(levels, k, ell, check)
+        starred = bad[cls]
+        if ell >= 2 and np.unique(tables.sensitive[starred]).size < ell:
+            return False
+        return check is None or bool(check(np.where(starred, 0, -1), 1)[0])
+
     best: tuple[float, int, tuple[int, ...]] | None = None
     evaluated = 0
     top = height.copy()
     value, sup, _ = evaluate(top)
     evaluated += 1
-    if sup <= budget:
+    if qualifies(top, sup):
         best = (value, sup, tuple(int(v) for v in top))
 
     bottom = np.zeros(b, dtype=np.intp)
@@ -185,7 +201,7 @@ def search(
         else:
             value, sup, after = evaluate(levels)
             evaluated += 1
-            if sup <= budget and (best is None or value < best[0]):
+            if (best is None or value < best[0]) and qualifies(levels, sup):
                 best = (value, sup, tuple(int(v) for v in levels))
         bound = max(key, after)
         for j in range(b):
