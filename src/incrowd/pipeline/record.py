@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 __all__ = [
+    "recorded_parameters",
     "changed_hierarchies",
     "hierarchy_sha256",
     "input_record",
@@ -175,3 +176,14 @@ def _spelling(spec: str | None) -> str | None:
 
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
+
+
+def recorded_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A method's parameters as the metadata records them: JSON values as they are, others
+    by their repr; a function the run gave (the diversity check) is left out, as the
+    metadata's ``diversity`` field records the model."""
+    return {
+        key: value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+        for key, value in params.items()
+        if not callable(value)
+    }

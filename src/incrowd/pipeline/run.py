@@ -34,7 +34,7 @@ from ..release import (
 from ..space.metric_space import MetricSpace
 from .full_domain import diversity_check, suppressed_form, with_hierarchies
 from .homogeneity import homogeneity_warnings, homogeneous_classes
-from .record import input_record, now, schema_record
+from .record import input_record, now, recorded_parameters, schema_record
 from .settings import Settings
 
 __all__ = ["anonymize", "anonymize_with", "make_algorithm", "method_class"]
@@ -351,7 +351,7 @@ def anonymize_with(
     withheld = [str(c) for c in frame.columns if str(c) not in mentioned]
     metadata = out.metadata.replace(
         method=method,
-        parameters=_jsonable(_recorded(algorithm.get_params())) | {"norm": norm},
+        parameters=recorded_parameters(algorithm.get_params()) | {"norm": norm},
         seed=seed,
         version=__version__,
         k=k,
@@ -392,15 +392,3 @@ def anonymize_with(
         seconds=round(time.perf_counter() - start, 4),
     )  # fmt: skip
     return Release(out.table, out.form, partition, metadata)
-
-
-def _recorded(params: Mapping[str, Any]) -> dict[str, Any]:
-    # a function given by the run (the diversity check) is recorded as the diversity field
-    return {key: value for key, value in params.items() if not callable(value)}
-
-
-def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        key: value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
-        for key, value in params.items()
-    }
