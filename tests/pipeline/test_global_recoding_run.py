@@ -55,8 +55,11 @@ def test_a_number_without_a_hierarchy_gets_intervals_with_a_warning():
         release = anonymize(table, qi=["age", "sex"], k=5, method="global-recoding", seed=0)
     lines = [str(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
     assert any("'age'" in line and "intervals:" in line for line in lines), lines
-    assert release.metadata.levels["age"] >= 0
-    assert release.table["age"].isin(["*"]).mean() < 1.0
+    # 72 ages x 2 sexes in 400 rows: exact ages cannot make classes of 5, so bands do
+    assert release.metadata.levels["age"] >= 1
+    ages = release.table["age"].astype(str)
+    banded = ages[ages != "*"]  # with only value-or-*, every age would be *
+    assert len(banded) and banded.str.fullmatch(r"\d+-\d+").all(), ages.unique()
 
 
 def test_l_and_t_are_constraints_of_the_search(adult_sample):
