@@ -55,8 +55,9 @@ def check_seed(seed: object) -> int:
 
 
 def outlier_budget(epsilon: float, n: int) -> int:
-    """How many of ``n`` records a method with outlier budget ``epsilon`` may leave out:
-    ``⌊εn⌋`` (with a tolerance for ``εn`` that should be whole but is rounded below)."""
+    """How many of ``n`` records a method with outlier budget ``epsilon`` (or suppression
+    limit: the same share) may leave out: ``⌊εn⌋`` (with a tolerance for ``εn`` that should
+    be whole but is rounded below)."""
     return int(math.floor(float(epsilon) * n + 1e-9))
 
 

@@ -187,6 +187,8 @@ def test_parameters_are_checked():
         GlobalRecoding(k=2, generalize="sets").fit(space)
     with pytest.raises(ParameterError, match="y"):
         GlobalRecoding(k=2, l=2).fit(space)
+    with pytest.raises(ParameterError, match="discernibility counts classes"):
+        GlobalRecoding(k=2, loss="discernibility", weights={"x0": 2.0}).fit(space)
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -693,10 +693,11 @@ def test_the_crowd_searches_stop_above_a_number_of_records(monkeypatch) -> None:
     above ``CROWD_BOUND_MAX_ROWS`` records they are left out, the crowds are the same and
     the bound no higher."""
     from incrowd.algorithms import recoding
+    from incrowd.algorithms.recoding import _certificate
 
     _, space, _ = _random_model(1, 60)  # value sets: the searches run at k = 3
     calls = []
-    monkeypatch.setattr(recoding, "crowd_bound",
+    monkeypatch.setattr(_certificate, "crowd_bound",
                         lambda *a: calls.append(1) or crowd_bound(*a))  # fmt: skip
     searched = LocalRecoding(k=3, generalize="sets").fit(space)
     assert calls == [1]

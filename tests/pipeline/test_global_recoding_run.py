@@ -91,7 +91,7 @@ def test_settings_that_do_not_apply_are_refused(adult_sample):
     assert suppressed_form(Settings(), ForestKAnonymity, n_suppressed=2, k=5) == "drop"
     assert suppressed_form(Settings(), GlobalRecoding) == "star"
     with pytest.raises(ParameterError, match="suppression_limit applies"):
-        anonymize(data, schema, 5, method="forest", suppression_limit=0.05)
+        anonymize(data, schema, 5, method="r-gather", release="centers", suppression_limit=0.05)
     with pytest.raises(ParameterError, match="blockwise"):
         from incrowd.distributed import anonymize_blocks
 
@@ -109,10 +109,12 @@ def test_the_command_line_runs_it_and_verify_reads_the_stars(tmp_path, adult_sam
     result = runner.invoke(app, ["anonymize", str(source), "--qi", ",".join(qis), *flags,
                                  "--sensitive", "salary-class", "--k", "10", "--method",
                                  "global-recoding", "--suppression-limit", "0.02",
-                                 "--out", str(out), "--quiet"])  # fmt: skip
+                                 "--out", str(out)])  # fmt: skip
     assert result.exit_code == 0, result.output
     meta = json.loads(out.with_suffix(".json").read_text())
     assert set(meta["levels"]) == set(qis) and meta["n_suppressed"] <= 60
+    assert f"levels: age {meta['levels']['age']}, " in result.output
+    assert "proven optimal (" in result.output
     checked = runner.invoke(app, ["verify", str(out)])
     assert checked.exit_code == 0, checked.output
     if meta["n_suppressed"]:

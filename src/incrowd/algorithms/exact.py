@@ -153,12 +153,14 @@ def solve(
     max_groups: int | None = None,
     budget: int = 0,
     leave_cost: float = 0.0,
+    max_left: int | None = None,
 ) -> tuple[float, Partition]:
     """The optimal partition for subset costs (``costs[mask]``: the crowd of the set bits).
 
     ``combine`` adds crowd costs (``"sum"``) or takes the largest (``"max"``); ``max_size``
     caps crowd sizes; ``max_groups`` caps the number of crowds; ``budget`` records may be
-    left out for free, or any number at ``leave_cost`` each (``leave_cost > 0``, sum only).
+    left out for free, or at ``leave_cost`` each (``leave_cost > 0``, sum only) any number
+    of them, or at most ``max_left``.
     Left-out records get label −1. Returns the optimal value and one optimal partition.
     """
     _check_n(n)
@@ -177,6 +179,8 @@ def solve(
     per_set = best.min(axis=0)
     if leave_cost > 0:
         per_set = per_set + leave_cost * (n - size)
+        if max_left is not None:
+            per_set = np.where(size >= n - max_left, per_set, np.inf)
         target = int(np.argmin(per_set))
     else:
         per_set = np.where(size >= n - budget, per_set, np.inf)
@@ -197,13 +201,14 @@ def optimum(
     max_groups: int | None = None,
     budget: int = 0,
     leave_cost: float = 0.0,
+    max_left: int | None = None,
 ) -> tuple[float, Partition]:
     """The exact optimum of ``cost`` over partitions of ``n`` records into crowds ≥ ``k``,
     with the limits of :func:`solve`."""
     cap = cost.size_cap(k) if max_groups is None and not budget and not leave_cost else None
     return solve(
         subset_costs(cost, n, k), n, k, cost.combine, max_size=cap, max_groups=max_groups,
-        budget=budget, leave_cost=leave_cost,
+        budget=budget, leave_cost=leave_cost, max_left=max_left,
     )  # fmt: skip
 
 

@@ -81,7 +81,7 @@ def polish_release(
         _, idx = space.index(model.geometry).neighbours(
             min(space.n - 1, max(k - 1, MOVE_CANDIDATES))
         )
-        improve_labels(work, idx, k, True, False, model.row_cost, MAX_ROUNDS, model.kernel_args())
+        improve_labels(work, idx, k, True, 0, model.row_cost, MAX_ROUNDS, model.kernel_args())
         for stage in range(RESPLIT_ROUNDS + 1):
             if stage:
                 polish(work, idx, k, model, rounds=1)

@@ -233,6 +233,14 @@ def anonymize(
             f"discernibility {loss['discernibility']:.4g}{certified}; {meta.seconds or 0:.2f} s"
             + (f" ({blocks} blocks)" if blocks else "")
         )
+        if meta.levels:  # a global recoding: its categories and how far its search proved
+            cert = meta.certificate or {}
+            proof = (f"proven optimal ({cert.get('nodes_evaluated')} of "
+                     f"{cert.get('lattice_nodes')} lattice nodes evaluated)"
+                     if cert.get("optimal") else
+                     f"best found within the time limit (gap {cert.get('gap')})")  # fmt: skip
+            levels = ", ".join(f"{name} {level}" for name, level in meta.levels.items())
+            out_console.print(f"levels: {escape(levels)}; {proof}")
         if meta.withheld_columns:
             out_console.print(f"not published: {escape(', '.join(meta.withheld_columns))}")
         for line in homogeneity_warnings(meta):

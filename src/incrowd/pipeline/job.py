@@ -15,7 +15,7 @@ A job file names the same things as the command-line flags (every key is a field
     missing = "error"            # or "drop", "category"
     norm = 2                     # distance: 1 (L1) or 2 (Euclidean); default: the method's
     generalize = "levels"        # generalized release: hierarchy "levels" or value "sets"
-    suppression_limit = 0.05     # global-recoding: the largest share of records suppressed
+    suppression_limit = 0.05     # largest share of records suppressed (local methods: deleted)
     suppressed = "star"          # suppressed records: a row of "*" each, or "drop"
     csv_formulas = "escape"      # CSV cells a spreadsheet would run: "escape" or "refuse"
 

@@ -99,7 +99,7 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
     if settings.suppression_limit is not None:
         if "suppression_limit" not in cls.parameters:
             msg = (f"{option('suppression_limit')} applies to the methods that suppress "
-                   "whole classes (global-recoding)")  # fmt: skip
+                   "records (global-recoding, local-recoding, forest)")  # fmt: skip
             raise ParameterError(msg)
         fixed["suppression_limit"] = float(settings.suppression_limit)
     return fixed

@@ -168,8 +168,10 @@ class Settings:
     generalize: str = _option("levels", "generalized release: hierarchy levels | value sets {a|b}.",
                               OneOf("levels", "sets"))  # fmt: skip
     suppression_limit: float | None = _option(
-        None, "Largest share of the records that may be suppressed (global-recoding).",
-        Interval(0.0, 1.0, closed_high=True), shown="0.05", label=option("suppression_limit"),
+        None, "Largest share of the records that may be suppressed: global-recoding's "
+        "classes under k; local-recoding and forest delete records where that lowers the loss.",
+        Interval(0.0, 1.0, closed_high=True), shown="0.05 for global-recoding, 0 for the others",
+        label=option("suppression_limit"),
     )  # fmt: skip
     suppressed: str | None = _option(
         None, "Suppressed records: star (published with * in every QI, the other columns "
@@ -274,6 +276,10 @@ class Settings:
                 msg = (f"{self.method} chooses one level per attribute for the whole table: it "
                        "does not run blockwise (leave out the blockwise settings)")  # fmt: skip
                 raise ParameterError(msg)
+        if self.blocked and self.suppression_limit:  # the budget is the whole table's
+            msg = (f"{option('suppression_limit')} does not run blockwise: a block cannot know "
+                   "how many records the others suppress (leave out one of them)")  # fmt: skip
+            raise ParameterError(msg)
         if self.method is not None and (self.release != "generalized"
                                         or self.generalize != "levels"):  # fmt: skip
             from ..algorithms import METHODS

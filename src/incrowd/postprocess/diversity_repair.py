@@ -226,7 +226,7 @@ def enforce(
         # then records move, and pairs of crowds are re-split, while that lowers the cost
         # and keeps every crowd l-diverse
         assert spec.l is not None
-        improve_labels(labels, neighbours, k, True, False, cost.row_cost, MAX_ROUNDS,
+        improve_labels(labels, neighbours, k, True, 0, cost.row_cost, MAX_ROUNDS,
                        cost.kernel_args(), sensitive[0][0], int(spec.l))  # fmt: skip
         polish(labels, neighbours, k, cost, sens=sensitive[0][0], ell=int(spec.l))
     return labels, repairs

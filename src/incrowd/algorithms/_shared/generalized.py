@@ -9,12 +9,39 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+
 from ...base import Algorithm
 from ...costs import GeneralizationCost
-from ...params import OneOf, Weights
+from ...params import Interval, OneOf, Weights
 from ...space.metric_space import MetricSpace
 
-__all__ = ["GeneralizedMethod", "GENERALIZED_PARAMETERS"]
+__all__ = [
+    "GeneralizedMethod",
+    "GENERALIZED_PARAMETERS",
+    "SUPPRESSION_LIMIT",
+    "budgeted_bound",
+]
+
+#: The constraint on ``suppression_limit``, the largest share of records a method suppresses.
+SUPPRESSION_LIMIT = Interval(0.0, 1.0, closed_high=True)
+
+
+def budgeted_bound(terms: np.ndarray, row_cost: float, budget: int) -> float:
+    """A lower bound on the cost of any solution that deletes at most ``budget`` records,
+    each at ``row_cost``, from per-record terms ``terms`` (each kept record's charge is at
+    least its term): ``Σ t_u`` less the ``budget`` largest excesses ``t_u − row_cost`` (a
+    deleted record is charged ``row_cost``). Also the best value of the budgeted linear
+    program's dual for dual values ``terms``. Equals ``Σ t_u`` when no term exceeds a row."""
+    total = float(np.sum(terms))
+    if budget <= 0:
+        return total
+    excess = np.asarray(terms, dtype=float) - row_cost
+    excess = excess[excess > 0]
+    if excess.size > budget:
+        excess = np.partition(excess, excess.size - budget)[-budget:]
+    return total - float(excess.sum())
+
 
 #: The parameter constraints every generalization method declares.
 GENERALIZED_PARAMETERS = {

@@ -15,7 +15,7 @@ from ..._runtime import jit, variant
 from ...costs.kernels import n_crowds, record_cost
 from .crowd_summary import joined_cost, set_offsets, summarize
 
-__all__ = ["improve_labels"]
+__all__ = ["budgeted_deletions", "improve_labels"]
 
 ALLOW_DELETE = False  # replaced by a constant in each compiled variant of _improve
 
@@ -51,15 +51,17 @@ def _seen(seen, n_seen, crowd):
 
 @jit()
 def _delete_and_merge(
-    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm
-):
+    x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost, stamp, tick, cm,
+    min_gain,
+):  # fmt: skip
     """Delete ``x`` and merge the rest of its crowd ``a`` into the neighbouring crowd where
-    that lowers the cost most; returns that crowd, or −1 when nothing lowers it."""
+    that lowers the cost most, by more than ``min_gain``; returns that crowd, or −1 when
+    nothing does."""
     b = cm[2].shape[1]
     rest = np.empty(size[a], dtype=np.intp)
     n_rest = _gather(head, nxt, a, x, -1, rest)
     n_seen = 0
-    best, best_cost, best_delta = -1, 0.0, -1e-12 * (1.0 + cost[a])
+    best, best_cost, best_delta = -1, 0.0, -min_gain - 1e-12 * (1.0 + cost[a])
     for i in range(n_rest):
         for t in range(nbr.shape[1]):
             c = labels[nbr[rest[i], t]]
@@ -97,11 +99,30 @@ def _delete_and_merge(
     return best
 
 
-def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, count_cells):
+@jit()
+def _recount(into, a, head, nxt, sens, held, distinct):
+    """The sensitive-value counts of crowd ``into`` after crowd ``a`` joined it."""
+    for v in range(held.shape[1]):
+        held[into, v] = 0
+        held[a, v] = 0
+    distinct[into] = 0
+    distinct[a] = 0
+    y = head[into]
+    while y >= 0:
+        held[into, sens[y]] += 1
+        if held[into, sens[y]] == 1:
+            distinct[into] += 1
+        y = nxt[y]
+
+
+def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, count_cells,
+             deletions, min_gain):  # fmt: skip
     """Improve ``labels`` in place (``cm``: the arrays of
     :meth:`~incrowd.costs.GeneralizationCost.kernel_args`); returns the number of moves and
     deletions made. ``ALLOW_DELETE`` is a compile-time constant of each compiled variant, so
-    the variant without deletion never compiles the deletion code. With ``ell`` ≥ 2, a
+    the variant without deletion never compiles the deletion code; that variant deletes at
+    most ``deletions`` records, each only where it lowers the cost by more than
+    ``min_gain``. With ``ell`` ≥ 2, a
     record leaves its crowd only when the crowd keeps ``ell`` distinct ``sens`` codes
     (distinct l-diversity is kept: the crowd it joins only gains). A record's joining a
     crowd is priced from the crowd's summary (:func:`~.crowd_summary.joined_cost`, O(b)),
@@ -168,6 +189,7 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
     # a record found best where it is is not priced again until its crowd or a crowd of
     # its neighbours changes (a change stamps the crowds with the next ``clock``)
     clock = 0
+    deleted = 0
     version = np.zeros(m, dtype=np.int64)
     stayed = np.full(n, -1, dtype=np.int64)
     changes = 0
@@ -187,13 +209,16 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
                 if unchanged:
                     continue
             if size[a] == k:
-                if allow_delete:
+                if allow_delete and deleted < deletions:
                     into = _delete_and_merge(
                         x, a, labels, nbr, head, nxt, prv, size, cost, buf, seen, row_cost,
-                        stamp, tick, cm,
+                        stamp, tick, cm, min_gain,
                     )  # fmt: skip
                     tick += (b + 1) * (nbr.shape[1] * k + 1)
                     if into >= 0:
+                        deleted += 1
+                        if ell > 1:  # the rest of a joined ``into``: count its values anew
+                            _recount(into, a, head, nxt, sens, held, distinct)
                         changed += 1
                         clock += 1
                         version[a] = clock
@@ -214,7 +239,7 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
             best_delta = -tol
             best = -2  # -2: stay, -1: delete, else the target crowd
             best_cost = 0.0
-            if allow_delete and row_cost - saving < best_delta:
+            if allow_delete and deleted < deletions and row_cost - saving < best_delta - min_gain:
                 best_delta = row_cost - saving
                 best = -1
             if allow_move:
@@ -260,6 +285,7 @@ def _improve(labels, nbr, k, allow_move, row_cost, max_rounds, cm, sens, ell, co
             if best == -1:
                 nxt[x] = -1
                 labels[x] = -1
+                deleted += 1
             else:
                 nxt[x] = head[best]
                 if head[best] >= 0:
@@ -288,15 +314,46 @@ _KERNELS = {
 }
 
 
-def improve_labels(labels, nbr, k, allow_move, allow_delete, row_cost, max_rounds, cm,  # noqa: ANN001, ANN201
-                   sens=None, ell=0, count_cells=COUNT_CELLS):  # fmt: skip
-    """Improve ``labels`` in place: moves (``allow_move``) and, with ``allow_delete``,
-    deletions; returns the number of changes. With ``ell`` ≥ 2 every crowd keeps ``ell``
-    distinct ``sens`` codes. Each crowd's counts of its value-set values are kept when they
-    fit in ``count_cells`` cells. See :func:`_improve`."""
-    if ell > 1 and allow_delete:
-        msg = "moves that keep l-diversity do not delete records"
-        raise ValueError(msg)
+def improve_labels(labels, nbr, k, allow_move, deletions, row_cost, max_rounds, cm,  # noqa: ANN001, ANN201
+                   sens=None, ell=0, count_cells=COUNT_CELLS, min_gain=0.0):  # fmt: skip
+    """Improve ``labels`` in place: moves (``allow_move``) and at most ``deletions`` deletions
+    (``True``: any number), each lowering the cost by more than ``min_gain``; returns the
+    number of changes. With ``ell`` ≥ 2 every crowd keeps ``ell`` distinct ``sens`` codes.
+    Each crowd's counts of its value-set values are kept when they fit in ``count_cells``
+    cells. See :func:`_improve`."""
+    budget = labels.size if deletions is True else int(deletions)
     codes = np.zeros(1, dtype=np.intp) if sens is None else np.asarray(sens, dtype=np.intp)
-    return _KERNELS[bool(allow_delete)](labels, nbr, k, allow_move, row_cost, max_rounds, cm,
-                                        codes, int(ell), int(count_cells))  # fmt: skip
+    return _KERNELS[budget > 0](labels, nbr, k, allow_move, row_cost, max_rounds, cm, codes,
+                                int(ell), int(count_cells), budget, float(min_gain))  # fmt: skip
+
+
+def budgeted_deletions(labels, nbr, k, deletions, row_cost, max_rounds, cm,  # noqa: ANN001, ANN201
+                       sens=None, ell=0):  # fmt: skip
+    """Delete at most ``deletions`` records where that lowers the cost, the largest savings
+    first; returns the number of records deleted. One pass with moves that deletes wherever
+    a deletion saves anything: when it stays within the budget, that is the result (and
+    where no deletion pays, as on Adult, it costs one pass). Otherwise, from the labels
+    before it, passes that accept a deletion only when it saves more than a row's cost times
+    ``2^(1−j)``, for j = 0 … ``GAIN_STEPS`` − 1, then any saving. Deletion is greedy (the
+    cheapest set of records to delete is a problem as hard as the anonymization); every
+    step lowers the cost."""
+    budget, start = int(deletions), int((labels < 0).sum())
+    trial = labels.copy()
+    improve_labels(trial, nbr, k, True, True, row_cost, max_rounds, cm, sens, ell)
+    if int((trial < 0).sum()) - start <= budget:
+        labels[:] = trial
+        return int((trial < 0).sum()) - start
+    left = budget
+    for step in range(GAIN_STEPS + 1):
+        if left <= 0:
+            break
+        floor = row_cost * 2.0 ** (1 - step) if step < GAIN_STEPS else 0.0
+        before = int((labels < 0).sum())
+        improve_labels(labels, nbr, k, True, left, row_cost, max_rounds, cm, sens, ell,
+                       min_gain=floor)  # fmt: skip
+        left -= int((labels < 0).sum()) - before
+    return budget - left
+
+
+#: Passes of :func:`budgeted_deletions` before the one that takes any saving.
+GAIN_STEPS = 7

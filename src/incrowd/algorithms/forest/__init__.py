@@ -22,12 +22,17 @@ import numpy as np
 
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
-from ...params import CrowdSize, Flag
+from ...errors import ParameterError
+from ...params import CrowdSize, Flag, outlier_budget
 from ...partition import SUPPRESSED, Partition
 from ...space.geometry import Geometry
 from ...space.metric_space import MetricSpace
-from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
-from .._shared.improve import improve_labels
+from .._shared.generalized import (
+    GENERALIZED_PARAMETERS,
+    SUPPRESSION_LIMIT,
+    GeneralizedMethod,
+)
+from .._shared.improve import budgeted_deletions, improve_labels
 from ._core import Tree, copies_only, decompose, forest_trees, grow_forest, size_limit
 
 __all__ = [
@@ -113,6 +118,11 @@ class ForestKAnonymity(GeneralizedMethod):
         charge in any solution, deleted or not, is at least its distance to its (k−1)-th
         nearest neighbour, since no pair costs more than a deletion; and a row is deleted only
         when that lowers the cost.
+    suppression_limit : float in [0, 1], default 0
+        Delete at most ``⌊suppression_limit · n⌋`` rows (the same deletion, with a budget),
+        the largest savings first (:func:`~incrowd.algorithms._shared.improve.budgeted_deletions`);
+        not with ``allow_deletion``, which sets no budget. The bound still holds: the charge
+        argument above does not depend on how many rows are deleted.
     generalize : {"levels", "sets"}, default "levels"
         What a crowd publishes for a categorical attribute, and so what the cost counts:
         ``"levels"`` a hierarchy label (the paper's cost ``h / l``); ``"sets"`` the set of
@@ -177,6 +187,7 @@ class ForestKAnonymity(GeneralizedMethod):
     parameters: ClassVar[dict] = {
         "k": CrowdSize(),
         "allow_deletion": Flag(),
+        "suppression_limit": SUPPRESSION_LIMIT,
         **GENERALIZED_PARAMETERS,
         "improve": Flag(),
     }
@@ -187,6 +198,7 @@ class ForestKAnonymity(GeneralizedMethod):
         *,
         weights: Mapping[str, float] | None = None,
         allow_deletion: bool = False,
+        suppression_limit: float = 0.0,
         generalize: GeneralizeForm = "levels",
         loss: LevelLoss = "ncp",
         improve: bool = True,
@@ -194,6 +206,7 @@ class ForestKAnonymity(GeneralizedMethod):
         self.k = k
         self.weights = weights
         self.allow_deletion = allow_deletion
+        self.suppression_limit = suppression_limit
         self.generalize = generalize
         self.loss = loss
         self.improve = improve
@@ -225,11 +238,19 @@ class ForestKAnonymity(GeneralizedMethod):
         self.paper_partition_ = Partition(crowds.paper)
         self.paper_cost_ = model.of(crowds.paper)
         labels = crowds.refined if crowds.refined is not None else crowds.paper.copy()
+        budget = outlier_budget(self.suppression_limit, n)
+        if budget and self.allow_deletion:
+            msg = ("allow_deletion deletes any number of rows; suppression_limit sets a "
+                   "budget: give one of them")  # fmt: skip
+            raise ParameterError(msg)
         if self.improve or self.allow_deletion:
             improve_labels(
                 labels, idx, k, bool(self.improve), bool(self.allow_deletion), model.row_cost,
                 MAX_ROUNDS, model.kernel_args(),
             )  # fmt: skip
+        if budget:
+            budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS,
+                               model.kernel_args())  # fmt: skip
         self.partition_ = Partition(labels)
         self.n_deleted_ = self.partition_.n_suppressed
         self.cost_ = model.of(self.partition_.labels)

@@ -14,7 +14,6 @@ suppression); Kohlmayer et al., *Flash*, PASSAT 2012 (the optimal lattice search
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Self
 
@@ -23,10 +22,19 @@ import numpy as np
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost
 from ...errors import InfeasibleError, ParameterError
-from ...params import CrowdSize, Flag, Function, Interval, OneOf, PositiveInt, Weights
+from ...params import (
+    CrowdSize,
+    Flag,
+    Function,
+    Interval,
+    OneOf,
+    PositiveInt,
+    Weights,
+    outlier_budget,
+)
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
-from .._shared.generalized import GeneralizedMethod
+from .._shared.generalized import SUPPRESSION_LIMIT, GeneralizedMethod
 from ._classes import key_layout
 from ._search import ClassCheck, LatticeResult, LatticeTables, search
 
@@ -58,7 +66,7 @@ class GlobalRecoding(GeneralizedMethod):
         et al.), or discernibility (``Σ |C|²`` over the published classes, ``n`` per
         suppressed record).
     weights : mapping of attribute name to weight, optional
-        Multiplies each attribute's loss (not discernibility's).
+        Multiplies each attribute's loss (refused with discernibility, which has none).
     generalize : {"levels"}
         Global recoding publishes hierarchy labels.
     l : int, default 1
@@ -132,7 +140,7 @@ class GlobalRecoding(GeneralizedMethod):
     tags: ClassVar[Tags] = Tags(norm=1, generalized=True, full_domain=True, certificate=False)
     parameters: ClassVar[dict] = {
         "k": CrowdSize(),
-        "suppression_limit": Interval(0.0, 1.0, closed_high=True),
+        "suppression_limit": SUPPRESSION_LIMIT,
         "loss": OneOf("ncp", "height", "discernibility"),
         "weights": Weights(),
         "generalize": OneOf("levels"),
@@ -177,6 +185,9 @@ class GlobalRecoding(GeneralizedMethod):
 
     def _fit(self, space: MetricSpace) -> None:
         k, n, ell = int(self.k), space.n, int(self.l)
+        if self.loss == "discernibility" and self.weights:
+            msg = "weights multiply an attribute's loss; discernibility counts classes: drop one"
+            raise ParameterError(msg)
         model = self.cost(space)
         if ell >= 2 and (self._sensitive is None or self._sensitive.shape != (n,)):
             msg = f"l = {ell} needs each record's sensitive value: fit(X, y) with {n} values in y"
@@ -189,7 +200,7 @@ class GlobalRecoding(GeneralizedMethod):
             def check(cls: np.ndarray, n_classes: int) -> np.ndarray:
                 return given(cls[codes], n_classes)
 
-        budget = math.floor(float(self.suppression_limit) * n + 1e-9)
+        budget = outlier_budget(self.suppression_limit, n)
         found = search(tables, k, budget, ell=ell, loss=str(self.loss), check=check,
                        star_class=bool(self.star_class),
                        time_limit=float(self.time_limit))  # fmt: skip

@@ -21,14 +21,18 @@ from ..._runtime import in_background
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ...errors import InfeasibleError, ParameterError
-from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber
+from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber, outlier_budget
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
-from .._shared.generalized import GENERALIZED_PARAMETERS, GeneralizedMethod
-from .._shared.improve import improve_labels
+from .._shared.generalized import (
+    GENERALIZED_PARAMETERS,
+    SUPPRESSION_LIMIT,
+    GeneralizedMethod,
+)
+from .._shared.improve import budgeted_deletions, improve_labels
 from ..forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds, size_limit
-from ._ascent import ascent_bound
+from ._certificate import certificate_bound
 from ._pairs import pair_crowds
 from ._polish import RESPLIT_ROUNDS, crowds_lacking, polish
 from ._search import search
@@ -38,13 +42,7 @@ from .bounds import (
     CROWD_BOUND_MAX_ROWS,
     CROWD_NEIGHBOURS,
     LATTICE_NODES,
-    attribute_bound,
-    crowd_bound,
-    excess_bound,
-    lattice_bound,
-    lattice_rows,
     lattice_walks,
-    subset_bound,
 )
 
 __all__ = [
@@ -128,26 +126,26 @@ class LocalRecoding(GeneralizedMethod):
         or iterated global recodings (see 2. above).
     bound_rounds : int, default 1
         Rounds of dual ascent on the certificate's bound (hierarchy labels): each raises it
-        (on Adult at k = 25, from 0.0669 NCP to 0.0814, 0.0901, 0.0947 after 1, 2, 3
-        rounds) and takes one walk of the lattice, on the bound's own thread (there 0.8,
-        1.7 and 2.5 s for the first, second and third); 0 keeps the lattice bound. No
-        round after the first starts when it would most likely leave the ascent's sum below
-        the per-record charges, which are then the bound (as on census records with zip
-        codes: 100,000 of them at k = 10 skip a second round of 1.9 s on the bound's thread).
+        and takes one walk of the lattice, on the bound's own thread (measured in
+        ``benchmarks/adult.py``); 0 keeps the lattice bound. No round after the first starts
+        when it would most likely leave the ascent's sum below the per-record charges.
     search_seconds : float, default 0
         Seconds (beyond the rest of the work; per block with :mod:`incrowd.distributed`) of
         a large-neighbourhood search on the result, when every attribute is a hierarchy
         label: crowds near one another, some 300 records at a time, split afresh by the best
         split of their records into the classes of the lattice
         (:mod:`incrowd.algorithms.recoding._search`), one program per thread at once. It
-        never raises the cost, so every guarantee holds. On Adult ten minutes on two threads
-        lowered the NCP from 0.0763 to 0.0755 at k = 10 and from 0.1148 to 0.1138 at k = 25
-        (``benchmarks/adult.py --search-seconds 600``). HiGHS may run over its time limit on
-        the last programs (there by up to 20 s), and how far the search gets depends on the
-        machine's speed and on the order in which its programs end, so results with one
-        budget may differ between runs; 0: none.
+        never raises the cost, so every guarantee holds (``benchmarks/adult.py
+        --search-seconds 600``). HiGHS may run over its time limit on the last programs, and
+        how far the search gets depends on the machine, so results with one budget may
+        differ between runs; 0: none.
     random_state : int, default 0
         Seeds the search's choice of neighbourhoods (the whole search, with one thread).
+    suppression_limit : float in [0, 1], default 0
+        Then delete (suppress) at most ``⌊suppression_limit · n⌋`` records where that lowers
+        the cost, each costing a full row, the largest savings first, with moves
+        (:func:`~incrowd.algorithms._shared.improve.budgeted_deletions`; the forest paper's
+        deletion, end of its Sec. 4, with a budget). The bound below counts the deletions.
 
     Attributes
     ----------
@@ -180,11 +178,15 @@ class LocalRecoding(GeneralizedMethod):
         ``y`` are ``bound_rounds`` rounds of dual ascent from ``λ``
         (:func:`~incrowd.algorithms.recoding._ascent.ascent_bound`): numbers such that
         every crowd costs at least the sum of its members' ``y``, which prices the classes
-        jointly (on Adult, 18–22 % above ``Σ λ`` at k = 5–25)
+        jointly (on Adult, 18–22 % above ``Σ λ`` at k = 5–25). With a suppression budget
+        ``B`` the sum is taken less its ``B`` largest excesses over a row's cost
+        (:func:`~incrowd.algorithms._shared.generalized.budgeted_bound`: a deleted record
+        is charged a row)
 
     Notes
     -----
-    **Guarantee**: ``cost_ ≤ max(2k − 1, 3k − 5) · OPT`` (Aggarwal et al., Theorem 5):
+    **Guarantee**: ``cost_ ≤ max(2k − 1, 3k − 5) · OPT`` (Aggarwal et al., Theorem 5; with
+    a suppression limit, OPT of the deletions within it, the same per-record argument):
     either ``cost_ ≤ max(2k − 1, 3k − 5) · lower_bound_ ≤ max(2k − 1, 3k − 5) · OPT``, or the
     forest ran and ``cost_`` is at most the cost of its crowds. With ``l`` ≥ 2 more diverse
     crowds may be kept at a higher cost than the forest's; :attr:`approximation_ratio_` is
@@ -210,7 +212,7 @@ class LocalRecoding(GeneralizedMethod):
         "forest algorithm's crowds)",
         "Aggarwal et al., Approximation Algorithms for k-Anonymity, JPT 2005, Theorem 5",
     )
-    tags: ClassVar[Tags] = Tags(norm=1, generalized=True, seeded=True)
+    tags: ClassVar[Tags] = Tags(norm=1, generalized=True, seeded=True, deletion=True)
     parameters: ClassVar[dict] = {
         "k": CrowdSize(),
         **GENERALIZED_PARAMETERS,
@@ -219,6 +221,7 @@ class LocalRecoding(GeneralizedMethod):
         "bound_rounds": WholeNumber(),
         "search_seconds": Interval(0.0, float("inf")),
         "random_state": WholeNumber(),
+        "suppression_limit": SUPPRESSION_LIMIT,
     }
 
     def __init__(
@@ -233,6 +236,7 @@ class LocalRecoding(GeneralizedMethod):
         bound_rounds: int = ASCENT_ROUNDS,
         search_seconds: float = 0.0,
         random_state: int = 0,
+        suppression_limit: float = 0.0,
     ) -> None:
         self.k = k
         self.weights = weights
@@ -243,6 +247,7 @@ class LocalRecoding(GeneralizedMethod):
         self.bound_rounds = bound_rounds
         self.search_seconds = search_seconds
         self.random_state = random_state
+        self.suppression_limit = suppression_limit
 
     def fit(self, X: object, y: object = None) -> Self:
         """Partition the records of ``X`` into crowds; ``y``: each record's sensitive value,
@@ -280,6 +285,7 @@ class LocalRecoding(GeneralizedMethod):
         n = space.n
         index = space.index(model.geometry)
         sens, ell = self._diversity(n)
+        budget = outlier_budget(self.suppression_limit, n)
         levels = self.generalize == "levels"
         # every attribute a hierarchy label: the lattice bound is each record's least charge
         exact = levels and model.labels_only and lattice_walks(model)
@@ -301,20 +307,10 @@ class LocalRecoding(GeneralizedMethod):
         # the certificate's bound is computed on a thread of its own while the crowds form
         # and are improved (after the lists, which take every thread)
         def bound() -> float:
-            walk = lattice_rows(model, k) if levels and lattice_walks(model) else None
-            cells = lattice_bound(model, k, walk) if levels else subset_bound(model, k)
-            if cells is None:  # too large to walk
-                cells = attribute_bound(model, k)
-            terms = cells if exact or k < 2 else np.maximum(dist[:, k - 2], cells)
-            if searched:
-                terms = np.maximum(terms, crowd_bound(model, k, *near))
-                terms = terms + excess_bound(model, k, *near, terms)
-            charged = float(terms.sum())
-            if walk is None:
-                return charged
-            # the lattice's dual: a bound of its own, not per record
-            dual = ascent_bound(model, k, cells, int(self.bound_rounds), walk=walk, reach=charged)
-            return max(charged, float(dual.sum()))
+            pairs = None if exact or k < 2 else dist[:, k - 2]
+            return certificate_bound(model, k, levels=levels, exact=exact, pairs=pairs,
+                                     near=near if searched else None,
+                                     rounds=int(self.bound_rounds), budget=budget)  # fmt: skip
 
         bounded = in_background(bound)
         limit = size_limit(k)
@@ -340,7 +336,7 @@ class LocalRecoding(GeneralizedMethod):
 
         def improved(name: str) -> None:
             labels = candidates[name]
-            improve_labels(labels, idx, k, True, False, model.row_cost, MAX_ROUNDS, cm, sens, ell)
+            improve_labels(labels, idx, k, True, 0, model.row_cost, MAX_ROUNDS, cm, sens, ell)
             costs[name] = model.of(labels)
             # the forest builds no l-diverse crowds: its crowds lacking diversity would be
             # merged by the repair, at a cost its own does not show
@@ -369,6 +365,9 @@ class LocalRecoding(GeneralizedMethod):
             labels, self.search_neighbourhoods_, self.search_improved_ = search(
                 labels, model, k, float(self.search_seconds), rng
             )
+            costs[self.construction_] = model.of(labels)
+        if budget:  # each deletion lowers the cost: the guarantee below still holds
+            budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS, cm, sens, ell)
             costs[self.construction_] = model.of(labels)
         self.partition_ = Partition(labels)
         self.cost_ = costs[self.construction_]

@@ -59,7 +59,7 @@ def polish(
     for _ in range(rounds):
         if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
             break
-        improve_labels(labels, neighbours, k, True, False, model.row_cost, MAX_ROUNDS, cm,
+        improve_labels(labels, neighbours, k, True, 0, model.row_cost, MAX_ROUNDS, cm,
                        sens, ell)  # fmt: skip
         cost, before = model.of(labels), cost
         if cost > (1.0 - MIN_ROUND_GAIN) * before:
