@@ -26,7 +26,6 @@ demo: $(STAMP)
 	$(BIN)/incrowd verify $(DEMO)/adult-k5.csv
 	$(BIN)/incrowd evaluate $(ADULT)/adult.csv $(DEMO)/adult-k5.csv
 	$(BIN)/incrowd risk $(ADULT)/adult.csv $(DEMO)/adult-k5.csv
-	@rm -f $(DEMO)/adult-k5-report.html  # the report never replaces a file: this one is ours
 	$(BIN)/incrowd report $(ADULT)/adult.csv $(DEMO)/adult-k5.csv --out $(DEMO)/adult-k5-report.html
 
 test: $(STAMP)
@@ -56,4 +55,4 @@ performance: $(STAMP)
 	$(BIN)/python benchmarks/make_performance_page.py
 
 clean:
-	rm -rf $(VENV) $(DEMO) site .pytest_cache .hypothesis
+	rm -rf $(VENV) $(DEMO) site .pytest_cache .hypothesis test-output

@@ -37,11 +37,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .folders import _cache_candidates, _private_folder, prepare_matplotlib
+from .folders import _cache_candidates, _private_folder
 
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
-    "in_background", "prepare_matplotlib",
+    "in_background",
 ]  # fmt: skip
 
 T = TypeVar("T")

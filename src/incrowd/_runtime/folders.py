@@ -1,23 +1,20 @@
 """Folders incrowd may keep files in that it later loads as code: numba's index of cached
-kernels is a pickle and matplotlib's ``matplotlibrc`` may name a module to import, so
-whoever can write such a folder runs code as us. A folder is used only if it is ours and
-nobody else may write it or swap it (:func:`_private_folder`); another is passed over, with
-one line on stderr.
+kernels is a pickle, so whoever can write such a folder runs code as us. A folder is used
+only if it is ours and nobody else may write it or swap it (:func:`_private_folder`);
+another is passed over, with one line on stderr.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import os
-import shutil
 import stat
 import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["prepare_matplotlib"]
+__all__: list[str] = []
 
 
 def _others_may_write(info: os.stat_result) -> bool:
@@ -108,43 +105,3 @@ def _cache_candidates() -> list[Path]:
     if temp.resolve() != Path.cwd().resolve():  # tempfile's last resort is the user's folder
         candidates.append(temp / f"incrowd-{uid}-cache")
     return candidates
-
-
-# ------------------------------------------------------------------ matplotlib
-def _matplotlib_may_write() -> bool:
-    """Whether matplotlib can write the folders it would choose itself (and make them, as
-    it would on import)."""
-    try:
-        if not Path.home().is_dir():  # matplotlib would make it, running as root
-            return False
-        if sys.platform.startswith(("linux", "freebsd")):
-            folders = [Path(os.environ.get(name) or Path.home() / default, "matplotlib")
-                       for name, default in (("XDG_CONFIG_HOME", ".config"),
-                                             ("XDG_CACHE_HOME", ".cache"))]  # fmt: skip
-        else:
-            folders = [Path.home() / ".matplotlib"]
-        for folder in folders:
-            folder.resolve().mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
-        return False
-    return all(os.access(folder.resolve(), os.W_OK) for folder in folders)
-
-
-def prepare_matplotlib() -> None:
-    """Call before importing matplotlib. Where it cannot write its own folders (a read-only
-    install, no writable home), matplotlib makes a temporary one, warns twice on stderr,
-    and builds its font cache afresh: ``MPLCONFIGDIR`` names a private folder of ours
-    instead, kept across runs where one can be (its ``matplotlibrc`` is read as settings,
-    which may name a module to import)."""
-    if os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules or sys.platform == "win32":
-        return
-    if _matplotlib_may_write():
-        return
-    for folder in _cache_candidates():
-        if _private_folder(folder) and _private_folder(folder / "matplotlib"):
-            os.environ["MPLCONFIGDIR"] = str(folder / "matplotlib")
-            return
-    with contextlib.suppress(OSError):
-        temporary = tempfile.mkdtemp(prefix="incrowd-matplotlib-")  # mode 0700
-        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
-        os.environ["MPLCONFIGDIR"] = temporary

@@ -5,13 +5,18 @@
   this process can create files in (:func:`check_target`).
 - A release (a table and its metadata, :mod:`incrowd.io.release_format`) may replace only
   an earlier release, never one of the run's inputs (:func:`check_release_target`).
-- Any other output of a command (a built hierarchy, a report) is new: an existing file is
+- A report (its HTML page, and the PDF printed from it) may replace only a report incrowd
+  wrote, never an input (:func:`check_report_target`): the page names its writer in its
+  ``<head>`` (:data:`REPORT_GENERATOR`), the PDF carries the page's title
+  (:data:`REPORT_TITLE`).
+- Any other output of a command (a built hierarchy) is new: an existing file is
   never replaced, nor an input (:func:`check_new_file`). The Python function
   :func:`incrowd.write_table` is the exception: like ``DataFrame.to_csv`` it replaces its
   target (atomically), because a Python caller names the file on purpose.
 
 The commit protocol (:mod:`incrowd.io.atomic`) checks the same again under its lock, with
-the ``replaceable`` of each output: :data:`NEVER`, or :func:`release_replaceable`.
+the ``replaceable`` of each output: :data:`NEVER`, :func:`release_replaceable`, or
+:func:`is_report`.
 """
 
 from __future__ import annotations
@@ -26,13 +31,19 @@ from ..errors import OutputError
 from .staging import reason
 
 __all__ = [
-    "FORMAT", "NEVER", "TABLE_SUFFIXES", "check_new_file", "check_release_path",
-    "check_release_target", "check_target", "exists_message", "is_release_metadata",
-    "metadata_path", "refusal", "release_replaceable", "same_file",
+    "FORMAT", "NEVER", "REPORT_GENERATOR", "REPORT_TITLE", "TABLE_SUFFIXES", "check_new_file",
+    "check_release_path", "check_release_target", "check_report_target", "check_target",
+    "exists_message", "is_release_metadata", "is_report", "metadata_path", "refusal",
+    "release_replaceable", "report_refusal", "same_file",
 ]  # fmt: skip
 
 #: Written into every release's metadata; marks a file incrowd may later replace.
 FORMAT = "incrowd release 1"
+#: In the ``<head>`` of every report page (then the version and ``">``); marks a page
+#: incrowd may later replace.
+REPORT_GENERATOR = '<meta name="generator" content="incrowd report'
+#: How the title of every report page starts: a PDF printed from it carries it as its title.
+REPORT_TITLE = "incrowd report"
 #: Suffixes of a release table: CSV, or Parquet.
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
 
@@ -78,14 +89,63 @@ def check_new_file(
     path: str | os.PathLike[str], protect: Sequence[str | os.PathLike[str]] = ()
 ) -> Path:
     """Refuse, before any work, an output that exists or is one of the inputs ``protect``."""
-    target = Path(path)
+    target = _not_an_input(Path(path), protect)
+    check_target(target)
+    if target.exists():
+        raise OutputError(exists_message(target))
+    return target
+
+
+def _not_an_input(target: Path, protect: Sequence[str | os.PathLike[str]]) -> Path:
+    """``target``, unless it is one of the inputs ``protect`` of this run."""
     for guarded in protect:
         if same_file(target, Path(guarded)):
             msg = f"refusing to write {target}: it is an input of this run"
             raise OutputError(msg)
+    return target
+
+
+# ----------------------------------------------------------------------------- reports
+#: How much of a file is read to recognize a report (a page is under 1 MB; a printed PDF's
+#: title is in its document information, near its start).
+_REPORT_PEEK = 1 << 24
+#: The title as Chromium's PDF writer (Skia) spells a non-ASCII one: UTF-16 in hex.
+_PDF_TITLE_HEX = "FEFF" + REPORT_TITLE.encode("utf-16-be").hex().upper()
+
+
+def is_report(path: Path) -> bool:
+    """True when ``path`` is a report incrowd wrote: an HTML page whose ``<head>`` holds
+    :data:`REPORT_GENERATOR`, or a PDF whose title starts with :data:`REPORT_TITLE`."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(_REPORT_PEEK)
+    except OSError:
+        return False
+    if data.startswith(b"%PDF-"):
+        return (b"/Title (" + REPORT_TITLE.encode()) in data or (
+            b"/Title <" + _PDF_TITLE_HEX.encode()
+        ) in data
+    head = data.decode("utf-8", errors="replace").split("<body", 1)[0]
+    return REPORT_GENERATOR in head
+
+
+def report_refusal(path: Path) -> str:
+    """The refusal of an existing file where a report is written."""
+    return (
+        f"{path} exists and is not a report incrowd wrote; move it away or choose another "
+        "name (incrowd replaces only its own reports)"
+    )
+
+
+def check_report_target(
+    path: str | os.PathLike[str], protect: Sequence[str | os.PathLike[str]] = ()
+) -> Path:
+    """Refuse, before any work, a report target that is one of the inputs ``protect``, cannot
+    be written (:func:`check_target`), or exists and is not a report incrowd wrote."""
+    target = _not_an_input(Path(path), protect)
     check_target(target)
-    if target.exists():
-        raise OutputError(exists_message(target))
+    if target.exists() and not is_report(target):
+        raise OutputError(report_refusal(target))
     return target
 
 
