@@ -8,12 +8,12 @@ DOCS_STAMP := $(VENV)/.installed-docs
 DEMO   := demo-output
 ADULT  := src/incrowd/datasets/adult
 
-.PHONY: demo test lint docs bench performance clean
+.PHONY: demo test lint docs bench performance clean ui
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,report,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,report,dask,ui]'
 	$(BIN)/incrowd precompile
 	touch $(STAMP)
 
@@ -45,6 +45,11 @@ $(DOCS_STAMP): $(STAMP) pyproject.toml
 
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# the local browser app on the demo data (src/incrowd/datasets, read-only) and demo-output/
+ui: $(STAMP)
+	@mkdir -p $(DEMO)
+	$(BIN)/incrowd ui --folder $(DEMO)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/mdav.py

@@ -31,7 +31,7 @@ LAYERS = {
     "release": 6,
     "privacy": 7, "measures": 7, "postprocess": 7,
     "pipeline": 8, "distributed": 8, "hierarchies": 8, "testing": 8, "precompile": 8,
-    "cli": 9, "report": 9, "__main__": 9, "__init__": 9,
+    "cli": 9, "report": 9, "ui": 9, "__main__": 9, "__init__": 9,
 }  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from .methods import methods
 from .precompile import precompile
 from .report import report
 from .risk import risk
+from .ui import ui
 from .verify import verify
 
 __all__ = ["app", "main", "run"]
@@ -42,7 +43,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Publish tables of personal records so that everyone hides in a crowd of at least k.",
 )
-for _command in (inspect, anonymize, verify, evaluate, risk, report, methods, precompile):
+for _command in (inspect, anonymize, verify, evaluate, risk, report, methods, precompile, ui):
     app.command(cls=Command)(_command)
 app.add_typer(hierarchy_app, name="hierarchy")
 

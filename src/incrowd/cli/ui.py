@@ -1,0 +1,53 @@
+"""``incrowd ui``: the local browser app (:mod:`incrowd.ui`), on 127.0.0.1 with a token
+per start; Starlette and uvicorn are imported only when the command runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._output import errors, out_console
+
+__all__ = ["ui"]
+
+
+def ui(
+    folder: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="DIR",
+            help="A folder the app may read and write (repeat it; default: the "
+            "current folder). The bundled demo data is always readable.",
+        ),
+    ] = None,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Start the local browser app: open a table, set the schema and the model, run,
+    read the report, save. Stop it with Ctrl-C."""
+    from ..errors import InputError
+
+    with errors():
+        try:
+            from ..ui.server import LocalApp
+        except ImportError:  # starlette or uvicorn missing
+            raise InputError("incrowd ui needs its extra: pip install 'incrowd[ui]'") from None
+        for path in folder or []:
+            if not path.is_dir():
+                raise InputError(f"--folder {path}: not a folder")
+        local = LocalApp(folder or [Path.cwd()], port)
+    out_console.print(f"incrowd ui: {local.url}", soft_wrap=True, highlight=False)
+    out_console.print("folders: " + ", ".join(str(f) for f in local.folders.writable)
+                      + " (and the demo data, read-only); Ctrl-C stops it")  # fmt: skip
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(local.url)
+    try:
+        local.serve()
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,181 @@
+"""The routes of the local app (Starlette), behind the :class:`~incrowd.ui.security.Guard`.
+
+=======================================  ===================================================
+``GET /``                                the page (one template, one script, one style)
+``GET /static/NAME``                     the page's script and style, from the package
+``GET /api/choices``                     methods, release forms, roles, types, each help
+``GET /api/open?path=P[&encoding=E]``    a table or job file: rows, columns, inference
+``POST /api/hierarchy?column=C``         the levels of C's hierarchy as the form spells it
+``POST /api/runs``                       start a run of the form's settings (JSON)
+``GET /api/runs/ID``                     its progress, then its verdict and warnings
+``POST /api/runs/ID/cancel``             stop its worker
+``GET /runs/ID/report``                  its report page
+``POST /api/runs/ID/save``               save release, report and job file into a folder
+=======================================  ===================================================
+
+A user error is answered 400 with the command line's one line (``error: ...``, flags named
+as flags); a path outside the folders 403.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib.resources import files
+from typing import Any
+
+from ..errors import IncrowdError, cli_text
+from .runs import Runs, save
+from .security import Folders, Forbidden, Guard
+from .tables import choices, form_settings, open_path, preview_hierarchy
+
+__all__ = ["make_app"]
+
+#: What the page may load: its own script and style, the report's inline images.
+_PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                "connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; "
+                "frame-ancestors 'none'")  # fmt: skip
+#: The report: its inline style and data: images, no script at all, framed by the page only.
+_REPORT_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                  "frame-ancestors 'self'; sandbox")  # fmt: skip
+_STATIC = {"ui.js": "text/javascript", "ui.css": "text/css"}
+#: A saved release's name: letters, digits, - _ . (no folder, no hidden file).
+_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+#: The largest JSON body the app reads (a form of a few hundred columns fits).
+MAX_BODY = 1 << 20
+
+
+def make_app(folders: Folders, token: str, port: int) -> Any:
+    """The app, its routes wrapped in the security guard; ``app.state.runs`` holds the runs
+    (stopped with :meth:`~incrowd.ui.runs.Runs.close`)."""
+    import jinja2
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, Response
+    from starlette.routing import Route
+
+    runs = Runs()
+    here = files(__package__)
+    env = jinja2.Environment(autoescape=True, loader=jinja2.FunctionLoader(
+        lambda name: here.joinpath("templates", name).read_text(encoding="utf-8")))  # fmt: skip
+    headers = {"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+               "Cache-Control": "no-store"}  # fmt: skip
+
+    def answer(work: Callable[[], Any]) -> Any:
+        try:
+            return JSONResponse(work(), headers=headers)
+        except Forbidden as exc:
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        except IncrowdError as exc:
+            return JSONResponse({"error": f"error: {cli_text(exc.marked())}"}, 400,
+                                headers=headers)  # fmt: skip
+        except OSError as exc:
+            return JSONResponse({"error": f"error: {exc.strerror or exc}: {exc.filename or ''}"},
+                                400, headers=headers)  # fmt: skip
+
+    async def body(request: Request) -> dict[str, Any]:
+        import json
+
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            raise Forbidden("the request is too large")
+        data = json.loads(raw or b"{}")
+        if not isinstance(data, dict):
+            raise Forbidden("the request must be a JSON object")
+        return data
+
+    async def page(request: Request) -> Response:
+        html = env.get_template("index.html.j2").render(folders=folders.shown())
+        return HTMLResponse(html, headers=headers | {"Content-Security-Policy": _PAGE_POLICY})
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return Response("not found", 404)
+        text = here.joinpath("static", name).read_text(encoding="utf-8")
+        return Response(text, media_type=_STATIC[name], headers=headers)
+
+    async def api_choices(request: Request) -> Response:
+        return answer(choices)
+
+    async def api_open(request: Request) -> Response:
+        query = request.query_params
+        return await run_in_threadpool(answer, lambda: open_path(
+            folders, query.get("path", ""), query.get("encoding") or None))  # fmt: skip
+
+    async def api_start(request: Request) -> Response:
+        try:
+            form = await body(request)
+        except (Forbidden, ValueError) as exc:
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        return await run_in_threadpool(
+            answer, lambda: runs.start(form_settings(folders, form)).status()
+        )
+
+    async def api_hierarchy(request: Request) -> Response:
+        try:
+            form = await body(request)
+        except (Forbidden, ValueError) as exc:
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        column = request.query_params.get("column", "")
+        return await run_in_threadpool(answer, lambda: preview_hierarchy(folders, form, column))
+
+    def _run(request: Request) -> Any:
+        run = runs.get(request.path_params["id"])
+        if run is None:
+            raise Forbidden("no such run")
+        return run
+
+    async def api_status(request: Request) -> Response:
+        return answer(lambda: _run(request).status())
+
+    async def api_cancel(request: Request) -> Response:
+        def cancel() -> dict[str, Any]:
+            run = _run(request)
+            runs.cancel(run)
+            return run.status()
+
+        return await run_in_threadpool(answer, cancel)
+
+    async def report(request: Request) -> Response:
+        run = runs.get(request.path_params["id"])
+        if run is None or run.result is None:
+            return Response("no report: the run has not finished", 404)
+        return HTMLResponse(
+            run.result["html"], headers=headers | {"Content-Security-Policy": _REPORT_POLICY}
+        )
+
+    async def api_save(request: Request) -> Response:
+        try:
+            form = await body(request)
+        except (Forbidden, ValueError) as exc:
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+
+        def write() -> dict[str, str]:
+            run = _run(request)
+            if run.result is None:
+                raise Forbidden("the run has not finished")
+            stem = str(form.get("name") or "")
+            if not _STEM.fullmatch(stem):
+                raise Forbidden(f"{stem!r} is not a plain file name (letters, digits, - _ .)")
+            return save(run, folders.resolve(str(form.get("folder") or ""), write=True), stem)
+
+        return await run_in_threadpool(answer, write)
+
+    routes = [
+        Route("/", page),
+        Route("/static/{name}", static),
+        Route("/api/choices", api_choices),
+        Route("/api/open", api_open),
+        Route("/api/hierarchy", api_hierarchy, methods=["POST"]),
+        Route("/api/runs", api_start, methods=["POST"]),
+        Route("/api/runs/{id}", api_status),
+        Route("/api/runs/{id}/cancel", api_cancel, methods=["POST"]),
+        Route("/api/runs/{id}/save", api_save, methods=["POST"]),
+        Route("/runs/{id}/report", report),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, token=token, port=port)])
+    app.state.runs = runs
+    return app

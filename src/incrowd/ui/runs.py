@@ -1,0 +1,251 @@
+"""Runs of the local app: each anonymization on a worker process, its progress, its
+cancellation, its report, and saving what it made.
+
+A run is :func:`_work` in a process started with ``spawn`` (a fresh interpreter: no lock or
+thread of the server is inherited), so the page never waits on it and a cancel is a
+``terminate``. The worker reads the table and runs the pipeline as ``incrowd anonymize``
+does (:func:`~incrowd.pipeline.run.anonymize_with`), sending each stage the pipeline names
+(``on_stage``) to the server; it writes the release into the run's private temporary
+folder (never a folder of the user's: a cancelled run leaves no file where the user looks,
+and the folder is removed), builds the report on it (:func:`report_on`) and sends back the
+release, the verdict, the warnings and the page.
+
+:func:`save` writes the release with the release writer and its overwrite policy
+(:meth:`Release.write <incrowd.release.Release.write>`: only an earlier release is
+replaced), then the report on the saved files as ``incrowd report`` writes it (a report
+replaces only a report incrowd wrote), and the job file that reproduces the run
+(:func:`~incrowd.pipeline.job_writer.render_job`, a new file, as ``incrowd inspect
+--write``), with the seed the run drew.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import IncrowdError, IncrowdWarning, cli_text
+from ..pipeline.settings import Settings
+
+__all__ = ["STAGES", "Run", "Runs", "report_on", "save"]
+
+#: The stages a run goes through, about (the pipeline names its own: a repair or a polish
+#: only when one runs); the progress bar counts them, and reaches 100 % at the end.
+STAGES = 9
+
+
+@dataclass
+class Run:
+    """One run: its settings, its worker, what it said so far, and its result."""
+
+    id: str
+    job: Settings
+    folder: Path  # private, temporary
+    process: Any = None
+    state: str = "running"  # running | done | failed | cancelled
+    stages: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    seconds: float | None = None
+    error: str | None = None
+    result: dict[str, Any] | None = None
+
+    def status(self) -> dict[str, Any]:
+        """What the page's progress poll reads."""
+        done = self.state == "done"
+        share = 1.0 if done else min(len(self.stages), STAGES - 1) / STAGES
+        out: dict[str, Any] = {
+            "id": self.id, "state": self.state, "stage": self.stages[-1] if self.stages else "",
+            "step": len(self.stages), "percent": round(100 * share), "error": self.error,
+            "seconds": round(self.seconds if self.seconds is not None
+                             else time.monotonic() - self.started, 1),
+        }  # fmt: skip
+        if self.result is not None:
+            out |= {key: self.result[key] for key in ("verdict", "warnings", "summary")}
+            out["figures"] = _figures(self.job, self.result["release"].metadata)
+        return out
+
+
+class Runs:
+    """The runs of one server, by id."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, Run] = {}
+        self.lock = threading.Lock()
+        self.context = multiprocessing.get_context("spawn")
+
+    def start(self, job: Settings) -> Run:
+        """Start ``job`` on a worker process; return its run."""
+        import secrets
+
+        run_id = secrets.token_hex(8)
+        run = Run(run_id, job, Path(tempfile.mkdtemp(prefix="incrowd-ui-run-")))
+        receiver, sender = self.context.Pipe(duplex=False)
+        run.process = self.context.Process(target=_work, args=(job, str(run.folder), sender),
+                                           daemon=True, name=f"incrowd-ui-{run_id}")  # fmt: skip
+        run.process.start()
+        sender.close()  # the worker holds the other end: a dead worker ends the reading
+        with self.lock:
+            self.runs[run_id] = run
+        threading.Thread(target=self._listen, args=(run, receiver), daemon=True).start()
+        return run
+
+    def _listen(self, run: Run, receiver: Any) -> None:
+        try:
+            while True:
+                kind, value = receiver.recv()
+                if kind == "stage":
+                    run.stages.append(value)
+                elif kind == "done":
+                    run.result, run.state = value, "done"
+                    break
+                else:
+                    run.error, run.state = value, "failed"
+                    break
+        except (EOFError, OSError):  # the worker ended without a word: killed or crashed
+            if run.state == "running":
+                run.error, run.state = "the worker process stopped unexpectedly", "failed"
+        finally:
+            run.seconds = time.monotonic() - run.started
+            receiver.close()
+            run.process.join(timeout=5)
+            shutil.rmtree(run.folder, ignore_errors=True)
+
+    def get(self, run_id: str) -> Run | None:
+        with self.lock:
+            return self.runs.get(run_id)
+
+    def cancel(self, run: Run) -> None:
+        """Stop ``run``'s worker (its temporary folder goes with it)."""
+        if run.state == "running":
+            run.state = "cancelled"
+            run.process.terminate()
+            run.process.join(timeout=10)
+            if run.process.is_alive():
+                run.process.kill()
+
+    def close(self) -> None:
+        """Stop every run still going (the server stops)."""
+        for run in list(self.runs.values()):
+            self.cancel(run)
+
+
+def _work(job: Settings, folder: str, conn: Any) -> None:
+    """The worker: run ``job``, write the release into ``folder``, build its report; send
+    ("stage", name)…, then ("done", result) or ("error", the command line's one line)."""
+    from ..io.tables import read_table, table_separator
+    from ..pipeline.job import build_schema
+    from ..pipeline.run import anonymize_with
+    from .tables import shown_warning
+
+    def stage(name: str) -> None:
+        conn.send(("stage", name))
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", IncrowdWarning)
+            assert job.input is not None
+            stage("reading the input")
+            reading = {"sep": job.sep, "na_values": job.na_values, "encoding": job.encoding}
+            table = read_table(job.input, **reading)
+            schema = build_schema(job, table)
+            sep = table_separator(job.input, job.sep, job.encoding)
+            result = anonymize_with(table, schema, job, on_stage=stage)
+            stage("writing the release")
+            path = Path(folder) / "release.csv"
+            result.write(path, sep, formulas=job.csv_formulas, protect=[job.input])
+            stage("building the report")
+            report = report_on(Path(job.input), path)
+        noted = [shown_warning(w.message) for w in caught
+                 if issubclass(w.category, IncrowdWarning)]  # fmt: skip
+        done = {"release": result, "sep": sep, "verdict": report.verdict,
+                "warnings": list(dict.fromkeys([*noted, *report.warnings])),
+                "summary": _summary(result.metadata), "html": report.html}  # fmt: skip
+        conn.send(("done", done))
+    except IncrowdError as exc:
+        conn.send(("error", f"error: {cli_text(exc.marked())}"))
+    except OSError as exc:
+        conn.send(("error", f"error: {exc.strerror or exc}: {exc.filename or ''}"))
+    except Exception as exc:  # a bug: one line, as the command line says it
+        conn.send(("error", f"internal error: {type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _summary(meta: Any) -> str:
+    """The run in a line, as ``incrowd anonymize`` prints it."""
+    loss = meta.loss or {}
+    return (f"released {meta.n_released} of {meta.n_input} records ({meta.n_suppressed} "
+            f"suppressed) in {meta.n_crowds} crowds; k achieved {meta.k_achieved} (asked "
+            f"{meta.k}); NCP {loss.get('ncp', 0):.4f}; {meta.seconds or 0:.2f} s")  # fmt: skip
+
+
+def _figures(job: Settings, meta: Any) -> dict[str, Any]:
+    """What the page's comparison of runs shows of one run (from its metadata)."""
+    loss = meta.loss or {}
+    return {"k": job.k, "l": job.l, "t": job.t, "method": meta.method,
+            "released": meta.n_released, "suppressed": meta.n_suppressed,
+            "classes": meta.n_groups or meta.n_crowds, "smallest": meta.k_achieved,
+            "NCP": round(loss.get("ncp", 0.0), 4), "discernibility": loss.get("discernibility"),
+            "seconds": round(meta.seconds or 0, 1)}  # fmt: skip
+
+
+def report_on(input: Path, release: Path) -> Any:
+    """The report on the written ``release`` of ``input``, as ``incrowd report INPUT RELEASE``
+    builds it with no other option: the settings the release's metadata records, the input
+    read and its missing values handled as the release was made, the files' digests, the
+    default risk threshold. Returns :class:`~incrowd.report.Report`."""
+    from ..data.columns import handle_missing
+    from ..io.release_format import file_sha256, read_release
+    from ..io.tables import read_table
+    from ..pipeline.job import build_schema
+    from ..pipeline.record import settings_of_record
+    from ..report import build_report
+
+    files = read_release(release)
+    meta = files.metadata
+    job = Settings(**settings_of_record(meta.schema if meta is not None else None))
+    table = read_table(input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
+    schema = build_schema(job, table)
+    table, _ = handle_missing(table, schema, job.missing)  # type: ignore[arg-type]
+    sources = {"input": (input.name, file_sha256(input)), "release": (release.name, files.sha256)}
+    return build_report(table, files.table, schema, files.metadata,
+                        title=f"incrowd report: {release.name}", sources=sources)  # fmt: skip
+
+
+def save(run: Run, folder: Path, stem: str) -> dict[str, str]:
+    """Write ``run``'s release (``STEM.csv`` and ``STEM.json``), its report
+    (``STEM-report.html``) and the job file that reproduces it (``STEM.toml``) into
+    ``folder``; every target is checked before anything is written. Returns the paths."""
+    from ..io.atomic import Output, commit, write_new
+    from ..io.targets import (
+        check_new_file,
+        check_release_target,
+        check_report_target,
+        is_report,
+        report_refusal,
+    )
+    from ..pipeline.job_writer import render_job
+
+    assert run.result is not None and run.job.input is not None
+    source = Path(run.job.input)
+    out, page, job_file = (folder / f"{stem}.csv", folder / f"{stem}-report.html",
+                           folder / f"{stem}.toml")  # fmt: skip
+    # the inputs are never written over (the table and the hierarchy files, as the CLI's)
+    inputs = [source, *(Path(s) for s in run.job.hierarchy.values() if Path(s).is_file())]
+    check_release_target(out, protect=inputs)
+    check_report_target(page, protect=[*inputs, out])
+    check_new_file(job_file, protect=inputs)
+    release = run.result["release"]
+    release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs)
+    html = report_on(source, out).html.encode()
+    commit([Output(page, lambda fh: fh.write(html), replaceable=is_report)],
+           refuse_message=report_refusal)  # fmt: skip
+    job = replace(run.job, out=str(out), seed=release.metadata.seed)
+    write_new(job_file, render_job(job, base=folder).encode())
+    return {"release": str(out), "report": str(page), "job": str(job_file)}

@@ -1,0 +1,63 @@
+"""The local server: bound to 127.0.0.1 on a port of its own, with a token drawn at start.
+
+>>> import tempfile
+>>> app = LocalApp([tempfile.mkdtemp()])
+>>> app.url.startswith(f"http://127.0.0.1:{app.port}/?token=")
+True
+>>> app.close()
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .security import Folders, new_token
+
+__all__ = ["DEMO_DATA", "LocalApp"]
+
+#: The bundled demo data, always readable (never writable).
+DEMO_DATA = Path(__file__).resolve().parents[1] / "datasets"
+
+
+class LocalApp:
+    """The app on a loopback socket: ``port`` (0: any free one), ``url`` (with the token),
+    :meth:`serve` (blocks until :meth:`stop`), :meth:`close`."""
+
+    def __init__(self, folders: Iterable[str | Path], port: int = 0) -> None:
+        from .app import make_app
+
+        self.folders = Folders(folders, readable=[DEMO_DATA])
+        # bound here, before the URL is printed: the port is ours, and the Host rule knows it
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", port))
+        self.port = self.socket.getsockname()[1]
+        self.token = new_token()
+        self.app = make_app(self.folders, self.token, self.port)
+        self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"
+        self.server: Any = None
+
+    def serve(self) -> None:
+        """Serve until :meth:`stop` (or Ctrl-C, in the main thread); then stop every run."""
+        import uvicorn
+
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False,
+                                server_header=False, lifespan="off")  # fmt: skip
+        self.server = uvicorn.Server(config)
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            self.close()
+
+    def stop(self) -> None:
+        """Ask :meth:`serve` to return (from another thread)."""
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def close(self) -> None:
+        """Stop the runs still going and release the socket."""
+        self.app.state.runs.close()
+        self.socket.close()

@@ -1,0 +1,273 @@
+// incrowd ui: the page's script. Plain JavaScript, no framework and nothing fetched from
+// elsewhere: every request goes to this app, which checks its token cookie and origin.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { opened: null, run: null, timer: null, done: new Map() };
+const MODEL = ["k", "l", "t", "suppression_limit", "seed"];
+
+async function call(method, url, data) {
+  const options = { method, headers: {} };
+  if (data !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(data);
+  }
+  const response = await fetch(url, options);
+  let body;
+  try { body = await response.json(); } catch (e) { body = { error: await response.text() }; }
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+function show(id, on = true) { $(id).hidden = !on; }
+function fail(id, message) { $(id).textContent = message; show(id, Boolean(message)); }
+function cell(row, text, tag = "td") {
+  const td = document.createElement(tag);
+  td.textContent = text;
+  row.appendChild(td);
+  return td;
+}
+function select(options, value, name) {
+  const s = document.createElement("select");
+  s.name = name;
+  for (const o of options) {
+    const opt = document.createElement("option");
+    opt.value = o; opt.textContent = o; opt.selected = o === value;
+    s.appendChild(opt);
+  }
+  return s;
+}
+function list(id, lines) {
+  const ul = $(id);
+  ul.replaceChildren(...lines.map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+}
+
+async function choices() {
+  const c = await call("GET", "/api/choices");
+  state.choices = c;
+  for (const m of c.methods) $("method").appendChild(new Option(m, m));
+  for (const r of c.releases) $("release").appendChild(new Option(r, r));
+  for (const name of [...MODEL, "method", "release"]) {
+    if ($(name) && c.help[name]) $(name).parentElement.title = c.help[name];
+  }
+}
+
+async function openTable(event) {
+  event.preventDefault();
+  fail("open-error", "");
+  const query = new URLSearchParams({ path: $("path").value, encoding: $("encoding").value });
+  let view;
+  try {
+    view = await call("GET", "/api/open?" + query);
+  } catch (e) {
+    fail("open-error", e.message);
+    for (const id of ["table-step", "model-step", "run-step", "save-step"]) show(id, false);
+    return;
+  }
+  state.opened = view;
+  $("table-title").textContent = `${view.input}: ${view.n_rows} rows, ${view.columns.length} columns`;
+  list("table-warnings", view.warnings);
+  const body = $("columns").tBodies[0];
+  body.replaceChildren();
+  for (const column of view.columns) {
+    const form = view.form.columns[column.column];
+    const row = body.insertRow();
+    row.dataset.column = column.column;
+    cell(row, column.column, "th");
+    cell(row, column.type);
+    cell(row, column.distinct);
+    cell(row, column.missing);
+    cell(row, column.examples.join(" | "));
+    const role = select(state.choices.roles, form.role, "role");
+    role.title = `proposed: ${column.role} (${column.role_reason})`;
+    cell(row, "").appendChild(role);
+    cell(row, "").appendChild(select(state.choices.types, form.type, "type"));
+    const spec = document.createElement("input");
+    spec.name = "hierarchy"; spec.size = 28; spec.value = form.hierarchy;
+    spec.placeholder = column.hierarchy || "";
+    spec.title = state.choices.help.hierarchy;
+    const td = cell(row, "");
+    td.appendChild(spec);
+    const look = document.createElement("button");
+    look.type = "button"; look.textContent = "levels"; look.className = "show levels";
+    look.addEventListener("click", () => levels(column.column));
+    td.appendChild(look);
+  }
+  show("hierarchy-preview", false);
+  const preview = $("preview");
+  preview.replaceChildren();
+  const head = preview.createTHead().insertRow();
+  for (const name of view.header) cell(head, name, "th");
+  const rows = preview.createTBody();
+  for (const values of view.rows) {
+    const row = rows.insertRow();
+    for (const v of values) cell(row, v);
+  }
+  for (const name of MODEL) $(name).value = view.form[name] ?? "";
+  $("method").value = view.form.method || "";
+  $("release").value = view.form.release || "generalized";
+  $("encoding").value = view.form.encoding || $("encoding").value;
+  for (const id of ["table-step", "model-step"]) show(id);
+}
+
+function form() {
+  const columns = {};
+  for (const row of $("columns").tBodies[0].rows) {
+    const field = (name) => row.querySelector(`[name="${name}"]`).value;
+    columns[row.dataset.column] = { role: field("role"), type: field("type"),
+                                    hierarchy: field("hierarchy") };
+  }
+  const out = { input: state.opened.input, columns, method: $("method").value,
+                release: $("release").value, encoding: $("encoding").value,
+                sep: state.opened.form.sep || "" };
+  for (const name of MODEL) out[name] = $(name).value;
+  return out;
+}
+
+// a hierarchy's levels, as the form spells it, built from the data by the server
+async function levels(column) {
+  const box = $("hierarchy-preview");
+  box.replaceChildren();
+  show("hierarchy-preview");
+  let found;
+  try {
+    found = await call("POST", "/api/hierarchy?" + new URLSearchParams({ column }), form());
+  } catch (e) {
+    const p = document.createElement("p");
+    p.className = "error"; p.textContent = e.message;
+    box.appendChild(p);
+    return;
+  }
+  const title = document.createElement("p");
+  title.textContent = `${column}: ${found.note}` +
+    (found.levels.length ? `; labels per level: ${found.levels.join(" → ")}` : "");
+  box.appendChild(title);
+  if (!found.rows.length) return;
+  const table = document.createElement("table");
+  table.className = "grid";
+  const head = table.createTHead().insertRow();
+  found.levels.forEach((_, level) => cell(head, level ? `level ${level}` : "value", "th"));
+  const body = table.createTBody();
+  for (const labels of found.rows) {
+    const row = body.insertRow();
+    for (const label of labels) cell(row, label);
+  }
+  box.appendChild(table);
+}
+
+async function run(event) {
+  event.preventDefault();
+  fail("run-error", "");
+  let status;
+  try {
+    status = await call("POST", "/api/runs", form());
+  } catch (e) {
+    fail("run-error", e.message);
+    return;
+  }
+  state.run = status.id;
+  delete document.body.dataset.run;
+  delete document.body.dataset.saved;
+  show("result", false); show("save-step", false);
+  $("cancel").disabled = false; $("run").disabled = true;
+  show("run-step");
+  progress(status);
+  state.timer = setInterval(poll, 400);
+}
+
+async function poll() {
+  try {
+    progress(await call("GET", `/api/runs/${state.run}`));
+  } catch (e) {
+    clearInterval(state.timer);
+    fail("run-error", e.message);
+  }
+}
+
+function progress(status) {
+  $("bar").style.width = `${status.percent}%`;
+  $("percent").textContent = `${status.percent} % · ${status.seconds} s`;
+  $("stage").textContent = {
+    running: `stage ${status.step}: ${status.stage}`,
+    done: "done", cancelled: "cancelled: nothing was written", failed: status.error,
+  }[status.state];
+  if (status.state === "running") return;
+  clearInterval(state.timer);
+  $("run").disabled = false; $("cancel").disabled = true;
+  document.body.dataset.run = status.state;
+  if (status.state === "failed") fail("run-error", status.error);
+  if (status.state !== "done") return;
+  if (!state.done.has(status.id)) compare(status);
+  display(status);
+}
+
+function display(status) {
+  state.run = status.id;
+  const verdict = $("verdict");
+  verdict.textContent = status.verdict;
+  verdict.className = status.verdict === "warnings" ? "warnings-verdict" : status.verdict;
+  $("summary").textContent = status.summary;
+  list("run-warnings", status.warnings);
+  $("report-link").href = `/runs/${status.id}/report`;
+  $("report").src = `/runs/${status.id}/report`;
+  show("result"); show("save-step");
+  list("saved", []);
+}
+
+// one row per finished run: its settings and figures, and a button to show it again
+function compare(status) {
+  state.done.set(status.id, status);
+  const names = Object.keys(status.figures);
+  const table = $("compare");
+  if (!table.tHead.rows.length) {
+    const head = table.tHead.insertRow();
+    for (const name of ["run", ...names, "verdict", ""]) cell(head, name, "th");
+  }
+  const row = table.tBodies[0].insertRow();
+  row.dataset.run = status.id;
+  cell(row, String(state.done.size), "th");
+  for (const name of names) cell(row, status.figures[name] ?? "");
+  cell(row, status.verdict);
+  const button = document.createElement("button");
+  button.type = "button"; button.textContent = "show"; button.className = "show";
+  button.addEventListener("click", () => {
+    display(status);
+    for (const r of table.tBodies[0].rows) r.classList.toggle("shown", r === row);
+  });
+  cell(row, "").appendChild(button);
+  for (const r of table.tBodies[0].rows) r.classList.toggle("shown", r === row);
+  show("compare-step");
+}
+
+async function cancel() {
+  $("cancel").disabled = true;
+  try { progress(await call("POST", `/api/runs/${state.run}/cancel`)); }
+  catch (e) { fail("run-error", e.message); }
+}
+
+async function save(event) {
+  event.preventDefault();
+  fail("save-error", "");
+  try {
+    const saved = await call("POST", `/api/runs/${state.run}/save`,
+                             { folder: $("save-folder").value, name: $("save-name").value });
+    list("saved", [`wrote ${saved.release}`, `wrote ${saved.report}`, `wrote ${saved.job}`]);
+    document.body.dataset.saved = "yes";
+  } catch (e) {
+    fail("save-error", e.message);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("open-form").addEventListener("submit", openTable);
+  $("model-form").addEventListener("submit", run);
+  $("cancel").addEventListener("click", cancel);
+  $("save-form").addEventListener("submit", save);
+  choices()
+    .then(() => { document.body.dataset.ready = "yes"; })
+    .catch((e) => fail("open-error", e.message));
+});

@@ -1,0 +1,193 @@
+"""The local app's security rules (incrowd.ui.security): the token, Host, Origin and the
+folders; every refusal is a 403, every good request goes through."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from incrowd.cli.app import app as cli
+
+ADULT = Path(__file__).resolve().parents[2] / "src" / "incrowd" / "datasets" / "adult"
+
+
+def fresh(local, **options):
+    """A client that holds no cookie."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        return TestClient(local.app, base_url=f"http://127.0.0.1:{local.port}", **options)
+
+
+def test_the_page_needs_the_token(local):
+    c = fresh(local)
+    assert c.get("/").status_code == 403
+    assert c.get("/?token=wrong").status_code == 403
+    assert c.get("/api/choices").status_code == 403
+    first = c.get(f"/?token={local.token}")
+    assert first.status_code == 200
+    cookie = first.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and local.token in cookie
+    assert c.get("/api/choices").status_code == 200  # by the cookie now
+    assert fresh(local, cookies={f"incrowd-ui-{local.port}": "wrong"}).get("/").status_code == 403
+
+
+def test_the_token_is_new_at_each_start(tmp_path):
+    from incrowd.ui.server import LocalApp
+
+    one, two = LocalApp([tmp_path]), LocalApp([tmp_path])
+    try:
+        assert one.token != two.token and len(one.token) >= 40
+    finally:
+        one.close()
+        two.close()
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1",
+                                  "127.0.0.1", "0.0.0.0:{port}", "[::1]:{port}"])  # fmt: skip
+def test_a_foreign_host_is_refused(client, local, host):
+    response = client.get("/api/choices", headers={"Host": host.format(port=local.port)})
+    assert response.status_code == 403
+    assert "127.0.0.1 and localhost" in response.text
+
+
+def test_localhost_is_our_host(client, local):
+    assert (
+        client.get("/api/choices", headers={"Host": f"localhost:{local.port}"}).status_code == 200
+    )
+
+
+@pytest.mark.parametrize("origin_", ["http://evil.example", "null", "http://127.0.0.1:1",
+                                     "https://127.0.0.1:{port}"])  # fmt: skip
+def test_a_foreign_origin_is_refused(client, local, origin_):
+    headers = {"Origin": origin_.format(port=local.port)}
+    assert client.get("/api/choices", headers=headers).status_code == 403
+    assert client.post("/api/runs", json={}, headers=headers).status_code == 403
+
+
+def test_a_change_needs_our_origin(client, local, origin):
+    assert client.post("/api/runs", json={}).status_code == 403  # no Origin
+    cross = origin | {"Sec-Fetch-Site": "cross-site"}
+    assert client.post("/api/runs", json={}, headers=cross).status_code == 403
+    # our own origin passes the guard (the form is then refused for its k: 400, not 403)
+    response = client.post("/api/runs", json={"input": "x.csv", "k": 0}, headers=origin)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("error: ")
+
+
+def test_paths_outside_the_folders_are_refused(client, local, tmp_path):
+    outside = tmp_path / "outside.csv"
+    outside.write_text("a,b\n1,2\n")
+    work = tmp_path / "work"
+    (work / "link.csv").symlink_to(outside)
+    for path in ("/etc/passwd", str(outside), "../outside.csv", "link.csv", str(work / "link.csv")):
+        response = client.get("/api/open", params={"path": path})
+        assert response.status_code == 403, path
+        assert "outside" in response.json()["error"]
+
+
+def test_a_table_inside_the_folders_opens(client, tmp_path):
+    (tmp_path / "work" / "t.csv").write_text("age,zip\n30,12345\n40,12346\n")
+    response = client.get("/api/open", params={"path": "t.csv"})
+    assert response.status_code == 200
+    view = response.json()
+    assert view["n_rows"] == 2 and [c["column"] for c in view["columns"]] == ["age", "zip"]
+    assert view["columns"][0]["type"] == "number"
+
+
+def test_the_demo_data_is_readable_not_writable(client, local):
+    from incrowd.ui.security import Forbidden
+
+    assert client.get("/api/open", params={"path": str(ADULT / "incrowd.toml")}).status_code == 200
+    with pytest.raises(Forbidden):
+        local.folders.resolve(ADULT / "saved.csv", write=True)
+
+
+def test_a_job_file_may_not_point_outside(client, tmp_path):
+    (tmp_path / "secret.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "work" / "job.toml").write_text('input = "../secret.csv"\n')
+    assert client.get("/api/open", params={"path": "job.toml"}).status_code == 403
+
+
+def test_a_hierarchy_file_outside_is_refused(client, tmp_path, origin):
+    (tmp_path / "work" / "t.csv").write_text("age,sex\n30,M\n40,F\n")
+    (tmp_path / "h.csv").write_text("M;*\nF;*\n")
+    form = {
+        "input": "t.csv",
+        "k": 2,
+        "columns": {
+            "sex": {
+                "role": "quasi-identifier",
+                "type": "auto",
+                "hierarchy": str(tmp_path / "h.csv"),
+            }
+        },
+    }
+    assert client.post("/api/runs", json=form, headers=origin).status_code == 403
+
+
+def test_the_page_shows_the_command_lines_error(client, tmp_path):
+    """A latin-1 table read as UTF-8: the page's message is the one line of incrowd inspect."""
+    table = tmp_path / "work" / "latin.csv"
+    table.write_bytes("name,city\nJosé,Zürich\n".encode("latin-1"))
+    response = client.get("/api/open", params={"path": str(table), "encoding": "utf-8"})
+    assert response.status_code == 400
+    shown = response.json()["error"]
+    line = CliRunner().invoke(cli, ["inspect", str(table), "--encoding", "utf-8"])
+    assert line.exit_code == 2
+    assert shown == " ".join(line.output.split()), (shown, line.output)
+
+
+def test_a_setting_is_checked_where_the_command_line_checks_it(client, tmp_path, origin):
+    (tmp_path / "work" / "t.csv").write_text("age,sex\n30,M\n40,F\n")
+    form = {"input": "t.csv", "k": 0, "columns": {"age": {"role": "quasi-identifier"}}}
+    response = client.post("/api/runs", json=form, headers=origin)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("error: the form: k")
+
+
+def test_save_names_are_plain_file_names(client, origin):
+    assert client.post("/api/runs/nope/save", json={"name": "x"}, headers=origin).status_code == 403
+
+
+def test_the_server_binds_loopback(local):
+    assert local.socket.getsockname()[0] == "127.0.0.1"
+    assert local.url.startswith(f"http://127.0.0.1:{local.port}/?token=")
+
+
+def test_a_hierarchys_levels_are_previewed(client, tmp_path, origin):
+    (tmp_path / "work" / "t.csv").write_text("age,zip\n30,12345\n47,12346\n")
+    form = {
+        "input": "t.csv",
+        "columns": {
+            "age": {"role": "quasi-identifier", "type": "number", "hierarchy": "intervals:10,20"}
+        },
+    }
+    response = client.post("/api/hierarchy", params={"column": "age"}, json=form,
+                           headers=origin)  # fmt: skip
+    assert response.status_code == 200, response.text
+    found = response.json()
+    assert found["rows"][0][:2] == ["30", "30-39"] and found["levels"][-1] == 1
+    outside = dict(form["columns"]["age"], hierarchy=str(tmp_path / "h.csv"), type="auto")
+    refused = client.post("/api/hierarchy", params={"column": "age"},
+                          json=form | {"columns": {"age": outside}}, headers=origin)  # fmt: skip
+    assert refused.status_code == 403
+
+
+def test_a_value_missing_from_a_hierarchy_shows_the_command_lines_error(client, tmp_path, origin):
+    work = tmp_path / "work"
+    (work / "t.csv").write_text("age,sex\n30,M\n40,F\n")
+    (work / "sex.csv").write_text("M;*\n")
+    form = {"input": "t.csv", "columns": {"sex": {"role": "quasi-identifier",
+                                                  "hierarchy": "sex.csv"}}}  # fmt: skip
+    response = client.post("/api/hierarchy", params={"column": "sex"}, json=form, headers=origin)
+    assert response.status_code == 400
+    line = CliRunner().invoke(cli, ["anonymize", str(work / "t.csv"), "--qi", "sex", "--k", "2",
+                                    "--hierarchy", f"sex={work / 'sex.csv'}",
+                                    "--out", str(tmp_path / "o.csv")])  # fmt: skip
+    assert line.exit_code == 2
+    assert response.json()["error"] == " ".join(line.output.split())
