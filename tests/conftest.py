@@ -1,8 +1,10 @@
-"""Shared fixtures: the real datasets (skipped with a reason when ../shared is absent)."""
+"""Shared fixtures: the real datasets (skipped with a reason when ../shared is absent) and one
+headless Chromium per test process for the browser tests (the report's and the app's)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,32 @@ def datasets() -> Path:
     if not (SHARED / "census.csv").is_file():
         pytest.skip(f"real datasets not available at {SHARED} (only in the development tree)")
     return SHARED
+
+
+# a closed network: nothing of Chromium's own (updates, sync, QUIC probes) may reach out
+FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+def unavailable(reason: str) -> None:
+    """Skip with ``reason``; under ``CI=true`` a missing browser is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the browser tests must run)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium; Playwright launches it with a fresh temporary profile."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        unavailable("no chromium on PATH (Debian: apt-get install chromium; .ci/run does it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (pip install -e '.[test]')")
+    flags = [*FLAGS, "--no-sandbox"] if os.geteuid() == 0 else FLAGS
+    with sync_playwright() as play:
+        engine = play.chromium.launch(executable_path=binary, headless=True, args=flags)
+        yield engine
+        engine.close()

@@ -1,5 +1,5 @@
-"""Fixtures of the browser tests: headless Chromium (Debian's ``chromium``, driven by
-Playwright) and four Adult releases with their reports, each built once per test run.
+"""Fixtures of the report's browser tests: four Adult releases with their reports, each
+built once per test run (the browser itself: ``tests/conftest.py``).
 
 The releases take seconds to minutes each, so they are built into one folder shared by the
 pytest-xdist workers of the run, under a lock: whichever worker needs a release first builds
@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +21,6 @@ from typer.testing import CliRunner
 from incrowd.cli.app import app
 
 ADULT = Path(__file__).resolve().parents[2] / "src" / "incrowd" / "datasets" / "adult"
-# a closed network: nothing of Chromium's own (updates, sync, QUIC probes) may reach out
-FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]  # fmt: skip
 INPUT = ADULT / "adult.csv"
 DEMO = ("--config", ADULT / "incrowd.toml", "--k", "5", "--seed", "1")
 # the demo release (`make demo`) and three variants; blockwise in one process (sync). The
@@ -49,30 +45,6 @@ class Built:
     path: Path
     meta: dict
     report: Path
-
-
-def unavailable(reason: str) -> None:
-    """Skip with ``reason``; under ``CI=true`` a missing browser is a failure."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the browser tests must run)", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Headless Chromium; Playwright launches it with a fresh temporary profile."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        unavailable("no chromium on PATH (Debian: apt-get install chromium; .ci/run does it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("playwright is not installed (pip install -e '.[test]')")
-    flags = [*FLAGS, "--no-sandbox"] if os.geteuid() == 0 else FLAGS
-    with sync_playwright() as play:
-        engine = play.chromium.launch(executable_path=binary, headless=True, args=flags)
-        yield engine
-        engine.close()
 
 
 def _shared_folder(tmp_path_factory) -> Path:

@@ -1,5 +1,5 @@
 """Fixtures of the browser app's tests: the app on a loopback port with a folder to work in,
-a test client that holds its token cookie, and the report tests' headless Chromium."""
+a test client that holds its token cookie (the browser: ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ except ImportError:  # under CI=true the app's tests must run (make test install
     if os.environ.get("CI") == "true":
         raise
     pytest.skip("incrowd ui needs its extra: pip install -e '.[ui]'", allow_module_level=True)
-
-from report.conftest import browser  # noqa: E402,F401 - the one Chromium fixture, reused
 
 
 @pytest.fixture
