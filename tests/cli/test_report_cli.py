@@ -165,16 +165,42 @@ def test_the_report_replaces_its_own_report_only(work):
 
 def test_a_printed_report_is_recognized_by_its_title(tmp_path):
     pdf = tmp_path / "r.pdf"
-    pdf.write_bytes(b"%PDF-1.4\n1 0 obj\n<</Title (incrowd report: r.csv)\n/Producer (Skia)>>")
+    skia = b"\n/Producer (Skia/PDF m150)>>\n%%EOF\n"
+    pdf.write_bytes(b"%PDF-1.4\n1 0 obj\n<</Title (incrowd report: r.csv)" + skia)
     assert is_report(pdf)
     title = "incrowd report: ö.csv".encode("utf-16-be").hex().upper()
-    pdf.write_bytes(b"%PDF-1.4\n<</Title <FEFF" + title.encode() + b">>>")
+    pdf.write_bytes(b"%PDF-1.4\n<</Title <FEFF" + title.encode() + b">" + skia)
     assert is_report(pdf)
-    pdf.write_bytes(b"%PDF-1.4\n<</Title (annual report)>>")
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (annual report)" + skia)
+    assert not is_report(pdf)
+    # the same title, but printed by another program, or signed since (an update appended)
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report review)/Producer (Word)>>\n%%EOF\n")
+    assert not is_report(pdf)
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report: r.csv)" + skia + b"signed" + skia)
     assert not is_report(pdf)
     page = tmp_path / "r.html"
     page.write_text(f'<html><head></head><body>{REPORT_GENERATOR} 1"></body></html>')
     assert not is_report(page)  # named in the body, not as the page's generator
+    page.write_text(f'<!-- quoting <meta name="generator" content="{REPORT_GENERATOR} 1"> -->'
+                    "<html><body>my notes</body></html>")  # fmt: skip
+    assert not is_report(page)  # not an HTML page incrowd starts
+
+
+def test_a_release_without_metadata_or_over_its_limit_fails(work):
+    """Without metadata no k is known: the verdict cannot hold. A release that suppressed
+    more records than its suppression limit fails."""
+    shutil.copy(work / "t.csv", work / "copy.csv")
+    result = invoke("report", work / "t.csv", work / "copy.csv", "--qi", "age,sex",
+                    "--out", work / "bare.html")  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "verdict: fails" in result.stdout.splitlines()
+    meta = json.loads((work / "r.json").read_text())
+    meta["parameters"]["suppression_limit"] = 0.01
+    meta["n_suppressed"] = 5  # ⌊0.01 · 120⌋ = 1 allowed
+    (work / "r.json").write_text(json.dumps(meta))
+    result = report(work)
+    assert result.exit_code == 1, result.output
+    assert "above the suppression limit 0.01" in (work / "r.html").read_text()
 
 
 def chromium():

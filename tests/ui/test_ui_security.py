@@ -107,6 +107,34 @@ def test_the_demo_data_is_readable_not_writable(client, local):
         local.folders.resolve(ADULT / "saved.csv", write=True)
 
 
+def test_the_demo_data_stays_read_only_inside_an_opened_folder(tmp_path):
+    """Started in a folder that holds the demo data (a checkout, a venv): still not written."""
+    from incrowd.ui.security import Folders, Forbidden
+
+    demo = tmp_path / "pkg" / "datasets"
+    demo.mkdir(parents=True)
+    folders = Folders([tmp_path], readable=[demo])
+    assert folders.resolve(tmp_path / "out.csv", write=True) == (tmp_path / "out.csv").resolve()
+    assert folders.resolve(demo / "adult.csv") == (demo / "adult.csv").resolve()
+    with pytest.raises(Forbidden, match="demo data"):
+        folders.resolve(demo / "saved.csv", write=True)
+
+
+def test_open_hands_the_browser_a_private_page_not_the_token(tmp_path):
+    """A command line is readable by every local user: --open gives the browser a file of
+    ours that forwards to the URL."""
+    import stat
+
+    from incrowd.cli.ui import _forwarding_page
+
+    url = "http://127.0.0.1:8765/?token=secret-token"
+    page = _forwarding_page(url)
+    assert "secret-token" not in page.as_uri()
+    assert url in page.read_text()
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    assert stat.S_IMODE(page.parent.stat().st_mode) == 0o700
+
+
 def test_a_job_file_may_not_point_outside(client, tmp_path):
     (tmp_path / "secret.csv").write_text("a,b\n1,2\n")
     (tmp_path / "work" / "job.toml").write_text('input = "../secret.csv"\n')

@@ -3,6 +3,7 @@ per start; Starlette and uvicorn are imported only when the command runs."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,10 @@ def ui(
 
     with errors():
         try:
+            import jinja2  # noqa: F401 - the extra's packages, imported later by the app
+            import starlette  # noqa: F401
+            import uvicorn  # noqa: F401
+
             from ..ui.server import LocalApp
         except ImportError:  # starlette or uvicorn missing
             raise InputError("incrowd ui needs its extra: pip install 'incrowd[ui]'") from None
@@ -46,8 +51,28 @@ def ui(
     if open_browser:
         import webbrowser
 
-        webbrowser.open(local.url)
+        # the browser gets a private file that forwards to the URL, not the URL itself: a
+        # command line (with the token) is readable by every local user
+        webbrowser.open(_forwarding_page(local.url).as_uri())
     try:
         local.serve()
     except KeyboardInterrupt:
         pass
+
+
+def _forwarding_page(url: str) -> Path:
+    """A page readable by this user only, in a private temporary folder, that forwards to
+    ``url`` (the way Jupyter hands its token to a browser)."""
+    import atexit
+    import html
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="incrowd-ui-"))  # mode 0700
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    page = folder / "open.html"
+    fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(f'<!DOCTYPE html><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
+                  f'<a href="{html.escape(url)}">incrowd ui</a>\n')  # fmt: skip
+    return page

@@ -114,19 +114,22 @@ _PDF_TITLE_HEX = "FEFF" + REPORT_TITLE.encode("utf-16-be").hex().upper()
 
 
 def is_report(path: Path) -> bool:
-    """True when ``path`` is a report incrowd wrote: an HTML page whose ``<head>`` holds
-    :data:`REPORT_GENERATOR`, or a PDF whose title starts with :data:`REPORT_TITLE`."""
+    """True when ``path`` is a report incrowd wrote: an HTML page that starts with
+    ``<!DOCTYPE html>`` and holds :data:`REPORT_GENERATOR` in its first kilobyte, or a PDF
+    that Chromium printed (Skia), never edited since (one ``%%EOF``: a signed or annotated
+    PDF adds an update), whose title starts with :data:`REPORT_TITLE`."""
     try:
         with path.open("rb") as fh:
             data = fh.read(_REPORT_PEEK)
     except OSError:
         return False
     if data.startswith(b"%PDF-"):
-        return (b"/Title (" + REPORT_TITLE.encode()) in data or (
+        titled = (b"/Title (" + REPORT_TITLE.encode()) in data or (
             b"/Title <" + _PDF_TITLE_HEX.encode()
         ) in data
-    head = data.decode("utf-8", errors="replace").split("<body", 1)[0]
-    return REPORT_GENERATOR in head
+        return titled and b"/Producer (Skia/PDF" in data and data.count(b"%%EOF") == 1
+    head = data[:1024].decode("utf-8", errors="replace")
+    return head.lower().startswith("<!doctype html>") and REPORT_GENERATOR in head
 
 
 def report_refusal(path: Path) -> str:

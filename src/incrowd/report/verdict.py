@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..io.metadata import ReleaseMetadata
 from ..measures.risk import RiskReport
+from ..params import outlier_budget
 from ..privacy.models import Diversity
 from ..privacy.verify import VerificationReport, verify
 
@@ -113,6 +114,15 @@ def check_release(
     )
     warnings: list[Notice] = []
     problems = list(report.problems)
+    if meta.k is None:  # checked at k = 1, which every table holds: nothing is proven
+        problems.append("no metadata names the k this release was made for: nothing is "
+                        "checked beyond 1-anonymity")  # fmt: skip
+    limit = meta.parameters.get("suppression_limit")
+    if limit and meta.n_input and meta.n_suppressed is not None:
+        allowed = outlier_budget(float(limit), meta.n_input - (meta.n_dropped_missing or 0))
+        if meta.n_suppressed > allowed:
+            problems.append(f"{meta.n_suppressed:,} records suppressed, above the "
+                            f"suppression limit {limit:g} ({allowed:,} records)")  # fmt: skip
     stale = _stale(meta, sources)
     problems += [w.text for w in stale if w.name == "stale"]
     warnings += stale

@@ -101,6 +101,8 @@ class Runs:
                 kind, value = receiver.recv()
                 if kind == "stage":
                     run.stages.append(value)
+                elif run.state == "cancelled":  # a result that came as it was cancelled
+                    break
                 elif kind == "done":
                     run.result, run.state = value, "done"
                     break
@@ -128,6 +130,10 @@ class Runs:
             run.process.join(timeout=10)
             if run.process.is_alive():
                 run.process.kill()
+                run.process.join(timeout=5)
+            # here, not only in the listener (a daemon thread, which the interpreter's exit
+            # may stop first): no partial release survives the server
+            shutil.rmtree(run.folder, ignore_errors=True)
 
     def close(self) -> None:
         """Stop every run still going (the server stops)."""

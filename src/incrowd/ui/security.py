@@ -95,6 +95,11 @@ class Folders:
             what = "the writable folders" if write else "the folders"
             msg = f"{text} is outside {what} this app may use"
             raise Forbidden(msg)
+        # the demo data stays read-only even inside an opened folder (a checkout, a venv)
+        only_read = self.readable[len(self.writable) :]
+        if write and any(resolved == r or resolved.is_relative_to(r) for r in only_read):
+            msg = f"{text} is in the bundled demo data, which this app does not write"
+            raise Forbidden(msg)
         return resolved
 
     def shown(self) -> list[dict[str, Any]]:
