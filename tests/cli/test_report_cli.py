@@ -186,6 +186,12 @@ def test_a_printed_report_is_recognized_by_its_title(tmp_path):
     assert not is_report(page)  # not an HTML page incrowd starts
 
 
+def test_other_quasi_identifiers_than_the_release_s_are_refused(work):
+    """Checking a narrower set could pass a release that fails on its own: one line, no page."""
+    one_error(report(work, "--qi", "age", out="narrow.html"), "same --qi")
+    assert not (work / "narrow.html").exists()
+
+
 def test_a_release_without_metadata_or_over_its_limit_fails(work):
     """Without metadata no k is known: the verdict cannot hold. A release that suppressed
     more records than its suppression limit fails."""
