@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 from ..data.columns import CategoricalColumn, HierarchicalColumn, NumericColumn, QIColumn
-from ..data.ncp import domain_size
+from ..data.ncp import domain_size, set_penalty
 from ..errors import ParameterError
 from ..params import check_weights
 from ..space.geometry import Geometry, node_costs
@@ -250,7 +250,7 @@ class GeneralizationCost(Cost):
                     radix = int(self.ancestors.shape[2])  # codes may pass the domain's size
                     pairs = np.unique(local.astype(np.int64) * radix + leaves)
                     distinct = np.bincount(pairs // radix, minlength=starts.size)
-                    share = (distinct - 1) / (self.domain[j] - 1)
+                    share = set_penalty(distinct, int(self.domain[j]))
                     total += self.cat_weight[j] * float(np.dot(sizes, share))
                 continue
             level = self._agreed_level(j, leaves, starts)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,7 +34,10 @@ from .columns import MISSING_LABEL, CategoricalColumn, HierarchicalColumn
 from .dates import day_number, period_span
 from .hierarchy import Hierarchy
 
-__all__ = ["domain_size", "label_penalties", "present_values", "range_of_label"]
+__all__ = [
+    "domain_size", "label_penalties", "present_values", "range_of_label", "range_penalty",
+    "set_penalty",
+]  # fmt: skip
 
 T = TypeVar("T")
 Bounds = Callable[[str], tuple[float, float] | None]
@@ -50,6 +53,21 @@ def present_values(column: CategoricalColumn | HierarchicalColumn) -> np.ndarray
 def domain_size(column: CategoricalColumn | HierarchicalColumn) -> int:
     """Number of distinct input values of a categorical or hierarchical column."""
     return int(present_values(column).size)
+
+
+def range_penalty(lo: Any, hi: Any, bounds: tuple[float, float]) -> Any:
+    """NCP of numeric ranges ``lo-hi`` (clipped to the input's range ``bounds``)."""
+    lo_all, hi_all = bounds
+    if hi_all <= lo_all:
+        return np.zeros(np.shape(lo))
+    width = np.minimum(hi, hi_all) - np.maximum(lo, lo_all)
+    return np.maximum(width, 0.0) / (hi_all - lo_all)
+
+
+def set_penalty(covered: Any, domain: int) -> Any:
+    """NCP of value sets covering ``covered`` of the ``domain`` distinct input values."""
+    covered = np.asarray(covered, dtype=np.float64)
+    return (covered - 1.0) / (domain - 1.0) if domain > 1 else np.zeros(covered.shape)
 
 
 def label_penalties(column: CategoricalColumn | HierarchicalColumn) -> list[np.ndarray]:

@@ -48,7 +48,14 @@ from ..data.columns import (
     QIColumn,
     encode_qis,
 )
-from ..data.ncp import domain_size, label_penalties, present_values, range_of_label
+from ..data.ncp import (
+    domain_size,
+    label_penalties,
+    present_values,
+    range_of_label,
+    range_penalty,
+    set_penalty,
+)
 from ..data.schema import Numeric, Schema
 from ..errors import InputError, ParameterError, option
 from ..io.metadata import ReleaseMetadata
@@ -140,21 +147,6 @@ def without_suppressed_rows(
 
 
 # ----------------------------------------------------------------------------- NCP
-def _range_penalty(lo: Any, hi: Any, bounds: tuple[float, float]) -> Any:
-    """NCP of numeric ranges ``lo-hi`` (clipped to the input's range ``bounds``)."""
-    lo_all, hi_all = bounds
-    if hi_all <= lo_all:
-        return np.zeros(np.shape(lo))
-    width = np.minimum(hi, hi_all) - np.maximum(lo, lo_all)
-    return np.maximum(width, 0.0) / (hi_all - lo_all)
-
-
-def _set_penalty(covered: Any, domain: int) -> Any:
-    """NCP of value sets covering ``covered`` of the ``domain`` distinct input values."""
-    covered = np.asarray(covered, dtype=np.float64)
-    return (covered - 1.0) / (domain - 1.0) if domain > 1 else np.zeros(covered.shape)
-
-
 def ncp_loss(
     columns: Sequence[QIColumn],
     partition: Partition,
@@ -188,10 +180,10 @@ def ncp_loss(
 def cell_penalties(summary: Summary, sets: bool = False) -> np.ndarray:
     """NCP of the generalized cell each crowd publishes for one quasi-identifier."""
     if isinstance(summary, NumericSummary):
-        return _range_penalty(summary.lo, summary.hi, summary.column.bounds)
+        return range_penalty(summary.lo, summary.hi, summary.column.bounds)
     if sets:
         held = np.bincount(summary.present[0], minlength=summary.mode.size)
-        return _set_penalty(held, domain_size(summary.column))
+        return set_penalty(held, domain_size(summary.column))
     penalties = label_penalties(summary.column)
     if isinstance(summary, CategoricalSummary):  # a one-level hierarchy: the value, or *
         return np.where(summary.agrees, 0.0, penalties[1][0])
@@ -227,11 +219,11 @@ def _cell_penalty(col: Any, cell: str) -> float:
     """NCP of one published cell, read from the cell's text alone."""
     if isinstance(col, NumericColumn):  # "*" is the whole range
         lo, hi = col.bounds if cell == SUPPRESSED_VALUE else parse_range(cell)
-        return float(_range_penalty(lo, hi, col.bounds))
+        return float(range_penalty(lo, hi, col.bounds))
     members = parse_value_set(cell)
     if members is not None:
         covered = np.unique(np.concatenate([_covered(col, v, cell) for v in members]))
-        return float(_set_penalty(covered.size, domain_size(col)))
+        return float(set_penalty(covered.size, domain_size(col)))
     if isinstance(col, CategoricalColumn):  # a one-level hierarchy: the value, or *
         if category_code(col, cell) is not None:
             return 0.0

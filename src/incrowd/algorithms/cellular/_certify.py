@@ -20,27 +20,16 @@ If some candidate is violated, ``s · α`` with ``s = min f' / S`` is feasible (
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
-from numba import prange
 
-from ..._runtime import jit, threads
-from ...space.kernels import pair_distance
-
-if TYPE_CHECKING:
-    from scipy.spatial import cKDTree
+from ..._runtime import jit
+from ...space.neighbours.pairs import pairs_within
 
 __all__ = ["Feasibility", "feasible_scale", "radius_floor", "share_floor", "MAX_PAIRS_PER_ROW"]
 
-#: The check gives up (and the dual bound is not claimed) beyond this many pairs per row.
+#: The check gives up (and the dual bound is not claimed) beyond this many pairs per row,
+#: or when finding them would take more than ``pairs.MAX_SCAN`` distances.
 MAX_PAIRS_PER_ROW = 200
-#: ... or when finding them would take more than this many distances.
-MAX_SCAN = 2_000_000_000
-#: Rows of a sample counted before all of them.
-SAMPLE = 256
-#: Entries of one k-nearest query of the exact search.
-TREE_CHUNK = 4_000_000
 
 
 class Feasibility:
@@ -89,28 +78,6 @@ def _list_pairs(alpha, nd, ni, complete):
             v_out[f], i_out[f], d_out[f] = ni[i, p], i, nd[i, p]
             f += 1
     return v_out, i_out, d_out, np.flatnonzero(far)
-
-
-@jit()
-def _scan_pairs(num, codes, ent, norm, alpha, rows):
-    """Contributing pairs of ``rows`` by an exact scan over every record."""
-    n = num.shape[0]
-    count = 0
-    for i in rows:
-        for v in range(n):
-            if pair_distance(num, codes, ent, v, i, norm) < alpha[i]:
-                count += 1
-    v_out = np.empty(count, dtype=np.intp)
-    i_out = np.empty(count, dtype=np.intp)
-    d_out = np.empty(count)
-    f = 0
-    for i in rows:
-        for v in range(n):
-            d = pair_distance(num, codes, ent, v, i, norm)
-            if d < alpha[i]:
-                v_out[f], i_out[f], d_out[f] = v, i, d
-                f += 1
-    return v_out, i_out, d_out
 
 
 @jit()
@@ -204,86 +171,15 @@ def _far_pairs(
     geometry_args: tuple, alpha: np.ndarray, far: np.ndarray, budget: int, floor: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Contributing pairs ``(v, i)`` of the rows ``i`` beyond their lists with
-    ``α_i > floor[v]``, by an exact search (a KD-tree for numbers, a scan otherwise); None
+    ``α_i > floor[v]``, by the exact search of :mod:`incrowd.space.neighbours.pairs`; None
     when they would be more than ``budget``."""
     num, codes, ent, norm = geometry_args
-    # a sample of the rows first: most inputs that exceed the budget show it there
-    sample = far[:: max(1, far.size // SAMPLE)]
-    if codes.shape[1] == 0:
-        from scipy.spatial import cKDTree  # on first use: no start-up pays for it
-
-        tree = cKDTree(num)
-        count = tree.query_ball_point(
-            num[sample], alpha[sample], p=norm, return_length=True, workers=threads()
-        )
-        if np.sum(count) * (far.size / sample.size) > budget:
-            return None
-        lengths = np.asarray(
-            tree.query_ball_point(num[far], alpha[far], p=norm, return_length=True,
-                                  workers=threads()), dtype=np.intp,
-        )  # fmt: skip
-        if lengths.sum() > budget:
-            return None
-        return _tree_pairs(tree, num, norm, alpha, far, lengths, floor)
-    if far.size * num.shape[0] > MAX_SCAN:
+    found = pairs_within(num, codes, ent, norm, alpha, far, budget)
+    if found is None:
         return None
-    for rows in (sample, far):
-        if _count_pairs(num, codes, ent, norm, alpha, rows) * (far.size / rows.size) > budget:
-            return None
-    v, i, d = _scan_pairs(num, codes, ent, norm, alpha, far)
+    v, i, d = found
     keep = alpha[i] > floor[v]
     return v[keep], i[keep], d[keep]
-
-
-def _tree_pairs(
-    tree: cKDTree,
-    num: np.ndarray,
-    norm: int,
-    alpha: np.ndarray,
-    rows: np.ndarray,
-    lengths: np.ndarray,
-    floor: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pairs of ``rows`` within their ``α`` as arrays: rows in chunks of similar ball
-    sizes, each a k-nearest query as deep as its largest ball (a ball's records are its
-    nearest), filtered by each row's own ``α``."""
-    by_size = np.argsort(lengths, kind="stable")
-    parts = []
-    lo = 0
-    while lo < rows.size:
-        depth = max(1, int(lengths[by_size[min(rows.size - 1, lo)]]))
-        hi = lo
-        while hi < rows.size and lengths[by_size[hi]] <= 2 * depth:
-            hi += 1
-        hi = max(hi, lo + 1)
-        hi = min(hi, lo + max(1, TREE_CHUNK // (2 * depth)))
-        chunk = rows[by_size[lo:hi]]
-        k = max(1, int(lengths[by_size[hi - 1]]))
-        bound = float(np.nextafter(alpha[chunk].max(), np.inf))
-        d, j = tree.query(num[chunk], k=k, p=norm, distance_upper_bound=bound,
-                          workers=threads())  # fmt: skip
-        d, j = np.asarray(d).reshape(chunk.size, k), np.asarray(j).reshape(chunk.size, k)
-        i = np.broadcast_to(chunk[:, None], j.shape)
-        hit = (j < num.shape[0]) & (d < alpha[chunk][:, None])
-        v, i, d = j[hit].astype(np.intp), i[hit], d[hit]
-        keep = alpha[i] > floor[v]
-        parts.append((v[keep], i[keep], d[keep]))
-        lo = hi
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
-
-
-@jit(parallel=True)
-def _count_pairs(num, codes, ent, norm, alpha, rows):
-    n = num.shape[0]
-    counts = np.zeros(rows.size, dtype=np.int64)
-    for r in prange(rows.size):
-        i = rows[r]
-        c = 0
-        for v in range(n):
-            if pair_distance(num, codes, ent, v, i, norm) < alpha[i]:
-                c += 1
-        counts[r] = c
-    return counts.sum()
 
 
 @jit()
