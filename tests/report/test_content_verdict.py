@@ -167,3 +167,20 @@ def test_a_global_recoding_lists_its_levels_and_categories():
     if meta.n_suppressed:
         assert "suppressed" in Figures(built.html).warnings
         assert got["suppressed-records", ""] == str(meta.n_suppressed)
+
+
+def test_rows_of_star_are_named_beside_the_records_published():
+    table = patients()
+    odd = pd.DataFrame({"age": [18, 79], "zip": ["99999", "99998"], "sex": ["x", "y"],
+                        "disease": ["flu", "cold"]})  # fmt: skip
+    table = pd.concat([table, odd], ignore_index=True)
+    release = anonymize(table, SCHEMA, 5, method="global-recoding", seed=0)
+    meta = release.metadata
+    assert meta.n_suppressed >= 2
+    built = build_report(table, release.table, SCHEMA, meta)
+    assert got_published(built.html) == str(meta.n_released)
+    assert f"besides them, {meta.n_suppressed} suppressed records are rows of *" in built.html
+
+
+def got_published(html: str) -> str:
+    return Figures(html).values["records-published", ""]

@@ -81,7 +81,12 @@ def key_figures(
             "records-published",
             "records published",
             report.n_records,
-            f"{_pct(report.n_records / n_input) if n_input else '0 %'} of the input",
+            f"{_pct(report.n_records / n_input) if n_input else '0 %'} of the input"
+            + (
+                f"; besides them, {report.n_suppressed_rows:,} suppressed records are rows of *"
+                if report.n_suppressed_rows
+                else ""
+            ),
         ),
         figure("k", "k asked for", meta.k, f"every published class must hold at least {k} records"),
         figure(
