@@ -184,3 +184,13 @@ def test_rows_of_star_are_named_beside_the_records_published():
 
 def got_published(html: str) -> str:
     return Figures(html).values["records-published", ""]
+
+
+def test_every_parameter_of_every_method_has_a_sentence():
+    from incrowd.algorithms import METHODS
+    from incrowd.report.provenance import PARAMETERS
+
+    missing = {
+        (name, p) for name in METHODS for p in METHODS[name]().get_params() if p not in PARAMETERS
+    }
+    assert not missing

@@ -22,7 +22,7 @@ from .words import Figure, figure
 
 __all__ = ["files_of", "identity", "method_of", "parameters_of", "schema_rows", "plain"]
 
-#: What a parameter means, for the parameters a steward meets most.
+#: What each parameter of a registered method means (a test checks that none is missing).
 PARAMETERS = {
     "k": "every published class holds at least this many records",
     "l": "every class holds at least this many distinct sensitive values (1: not asked)",
@@ -35,6 +35,23 @@ PARAMETERS = {
     "weights": "the weight of each quasi-identifier in the loss (none: equal)",
     "variant": "the variant of the algorithm",
     "star_class": "whether suppressed records are published as rows of *",
+    "algorithm": "which of the paper's algorithms computes the bins",
+    "allow_deletion": "whether a record may be left out where that costs less than keeping it",
+    "bound_rounds": "rounds that raise the certificate's lower bound (more: a tighter ratio)",
+    "centers": "whether crowd centers may be anywhere or must be input records",
+    "class_check": "another privacy model every class must meet",
+    "epsilon": "the largest share of records that may be left out as outliers",
+    "improve": "whether crowds are split and records moved after the paper's algorithm",
+    "max_clusters": "the largest number of crowds",
+    "objective": "what the exact search minimizes (squared error or the largest radius)",
+    "order": "the order in which the values are taken",
+    "places": "where each place's point is looked up",
+    "ptas_epsilon": "the approximation scheme's epsilon",
+    "refine": "whether crowds of 2k or more records are split around their centers",
+    "search_seconds": "seconds of a search that moves records between nearby crowds",
+    "seeds": "how the first classes are chosen",
+    "setup_cost": "the cost of opening a crowd",
+    "tol": "how finely the radius threshold is searched",
 }
 
 
