@@ -194,3 +194,11 @@ def test_every_parameter_of_every_method_has_a_sentence():
         (name, p) for name in METHODS for p in METHODS[name]().get_params() if p not in PARAMETERS
     }
     assert not missing
+
+
+def test_a_number_without_hierarchy_says_how_it_is_published(plain):
+    table, release = plain
+    built = build_report(table, release.table, SCHEMA, release.metadata)
+    row = re.search(r"<td>age</td><td>quasi-identifier</td><td>[a-z]+</td><td>([^<]*)</td>",
+                    built.html)  # fmt: skip
+    assert row is not None and row.group(1) == "none: published as ranges"

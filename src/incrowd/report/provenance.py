@@ -130,6 +130,13 @@ def _hierarchy_name(spelling: Any) -> str:
     return text
 
 
+def _no_hierarchy(kind: Any, form: str | None) -> str:
+    """What a number without a hierarchy publishes, for the hierarchy cell."""
+    if str(kind) not in ("number", "numeric"):
+        return ""
+    return "none: published as ranges" if form == "generalized" else "none: published as means"
+
+
 def schema_rows(meta: ReleaseMetadata, schema: Schema) -> list[dict[str, str]]:
     """One row per column of the input: its role, type, hierarchy (or builder) and the
     hierarchy's SHA-256, from the metadata's schema record (else from ``schema``)."""
@@ -152,7 +159,9 @@ def schema_rows(meta: ReleaseMetadata, schema: Schema) -> list[dict[str, str]]:
                 "column": name,
                 "role": "quasi-identifier",
                 "type": str(kind),
-                "hierarchy": _hierarchy_name(spelling) if spelling else "",
+                "hierarchy": _hierarchy_name(spelling)
+                if spelling
+                else _no_hierarchy(kind, meta.release),
                 "sha256": str(entry.get("hierarchy_sha256") or ""),
             }
         )
