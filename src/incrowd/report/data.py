@@ -70,8 +70,10 @@ def _weights(published: pd.DataFrame, form: str) -> np.ndarray:
 
 def _top(counts: pd.Series) -> tuple[list[str], list[float]]:
     counts = counts[counts > 0].sort_values(ascending=False, kind="stable")
-    labels, values = [str(v) for v in counts.index[:TOP]], [float(v) for v in counts.iloc[:TOP]]
-    if len(counts) > TOP:
+    shown = TOP if len(counts) > TOP + 1 else TOP + 1  # one more value rather than "1 other"
+    labels = [str(v) for v in counts.index[:shown]]
+    values = [float(v) for v in counts.iloc[:shown]]
+    if len(counts) > shown:
         labels.append(f"{len(counts) - TOP} others")
         values.append(float(counts.iloc[TOP:].sum()))
     return labels, values
@@ -301,4 +303,6 @@ def map_plot(published: pd.DataFrame, qi: Sequence[str], form: str) -> Plot | No
         boxes = [(*parse_range(a), *parse_range(b)) for a, b in cells.itertuples(index=False)]
     except InputError:
         return None
-    return _plot(plots.boxes(boxes, xlabel=lon, ylabel=lat), "map of the published boxes")
+    return _plot(
+        plots.boxes(boxes, xlabel=lon, ylabel=lat), f"map of the {len(boxes):,} published boxes"
+    )
