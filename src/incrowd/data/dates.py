@@ -106,6 +106,10 @@ def detect_date_format(texts: Sequence[str]) -> tuple[str | None, tuple[str, ...
     if not distinct.size:
         return None, ()
     sample = pd.Series(distinct[:_SAMPLE], dtype=object)
+    # every format names a year in digits: a text without one parses under none (a label
+    # column, as most are, is answered without trying them all)
+    if not sample.str.contains(r"\d", regex=True).all():
+        return None, ()
     whole = pd.Series(distinct, dtype=object)
     found = [
         fmt
