@@ -4,6 +4,8 @@ a test client that holds its token cookie (the browser: ``tests/conftest.py``)."
 from __future__ import annotations
 
 import os
+import threading
+import time
 import warnings
 
 import pytest
@@ -43,3 +45,17 @@ def client(local):
 @pytest.fixture
 def origin(local):
     return {"Origin": f"http://127.0.0.1:{local.port}"}
+
+
+@pytest.fixture
+def served(local):
+    """The app serving on its loopback port in a thread (for the browser tests)."""
+    thread = threading.Thread(target=local.serve, daemon=True)
+    thread.start()
+    end = time.monotonic() + 20
+    while not (local.server is not None and local.server.started):
+        assert time.monotonic() < end, "the server did not start"
+        time.sleep(0.05)
+    yield local
+    local.stop()
+    thread.join(timeout=10)

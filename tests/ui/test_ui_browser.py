@@ -12,11 +12,9 @@ times to ``test-output/ui-timings.json``.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from incrowd.cli.app import app as cli
@@ -24,20 +22,6 @@ from incrowd.cli.app import app as cli
 ROOT = Path(__file__).resolve().parents[2]
 ADULT = ROOT / "src" / "incrowd" / "datasets" / "adult"
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
-
-
-@pytest.fixture
-def served(local):
-    """The app serving on its loopback port in a thread."""
-    thread = threading.Thread(target=local.serve, daemon=True)
-    thread.start()
-    end = time.monotonic() + 20
-    while not (local.server is not None and local.server.started):
-        assert time.monotonic() < end, "the server did not start"
-        time.sleep(0.05)
-    yield local
-    local.stop()
-    thread.join(timeout=10)
 
 
 def test_open_set_run_save_in_chromium(browser, served, tmp_path):
@@ -87,7 +71,17 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
         assert page.inner_text("#verdict") in ("holds", "warnings")
         frame = page.frame_locator("#report")
         assert "incrowd report" in frame.locator("h1").first.inner_text()
-        page.locator("#result").scroll_into_view_if_needed()
+        # the report's own plots in the page: each of the 8 quasi-identifiers before and after,
+        # the risk and the class sizes, drawn (not broken images)
+        assert page.locator("#distributions figure").count() == 16
+        assert page.locator("#risk-plots figure").count() == 2
+        drawn = page.eval_on_selector_all(
+            "#look img", "images => images.map(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert len(drawn) == 18 and all(drawn)
+        assert "age as published" in page.inner_text("#distributions")
+        page.locator("#look").screenshot(path=SCREENSHOTS / "ui-look.png")
+        page.eval_on_selector("#run-step", "step => step.scrollIntoView()")  # the verdict on top
         page.wait_for_timeout(500)  # the framed report painted
         page.screenshot(path=SCREENSHOTS / "ui-4-result.png")
         report_page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -107,17 +101,48 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
         assert rows.nth(0).locator("td").nth(0).inner_text() == "5"
         assert rows.nth(1).locator("td").nth(0).inner_text() == "10"
         page.locator("#compare-step").screenshot(path=SCREENSHOTS / "ui-6-compare.png")
+        detail = page.locator("#compare-detail")
+        heads = detail.locator("thead th")
+        assert heads.count() == 3 and "k = 10" in heads.nth(2).inner_text()
+
+        def measure(name):
+            cells = detail.locator(f"tr[data-measure='{name}'] td")
+            return [cells.nth(i).inner_text() for i in range(cells.count())]
+
+        for group in ("loss per attribute", "risk", "classes"):
+            assert detail.locator("tr.group th", has_text=group).count() == 1
+        qis = ("age", "sex", "race", "marital-status", "education", "native-country",
+               "workclass", "occupation")  # fmt: skip
+        for name in qis:
+            assert all(float(v) >= 0 for v in measure(f"NCP of {name}")), name
+        smallest = [int(v.replace(",", "")) for v in measure("smallest class")]
+        assert smallest[0] >= 5 and smallest[1] >= 10
+        classes = [int(v.replace(",", "")) for v in measure("classes")]
+        assert classes == [int(rows.nth(i).locator("td").nth(6).inner_text()) for i in (0, 1)]
+        assert classes[1] <= classes[0]
+        assert len(measure("records above the threshold 0.2")) == 2
+        assert detail.locator("tr[data-measure='classes by size'] img").count() == 2
+        detail.screenshot(path=SCREENSHOTS / "ui-compare.png")
         clock = time.perf_counter()
         rows.nth(0).locator("button.show").click()
         page.wait_for_selector("#compare tbody tr.shown[data-run] >> nth=0")
         timings["show an earlier run (ms)"] = 1000 * (time.perf_counter() - clock)
+        # its report loaded in the frame, before Save is timed (the browser's drawing of it
+        # would be counted too, on 2 cores)
+        page.frame_locator("#report").locator("h1").first.wait_for(state="attached")
+        page.wait_for_load_state("load")
 
         page.fill("#save-folder", str(work))
         page.fill("#save-name", "adult-k5-l2")
         clock = time.perf_counter()
-        page.click("#save")
+        with page.expect_response("**/save") as answered:
+            page.click("#save")
         page.wait_for_selector("body[data-saved]", timeout=60_000)
         timings["save release, report, job file (ms)"] = 1000 * (time.perf_counter() - clock)
+        timings["save, the server's part (ms)"] = 1000 * answered.value.json()["seconds"]
+        # the report was built while the user looked: Save writes bytes (3.5-4.5 s when it
+        # built the report on the saved files; the target is 300 ms, on a quiet machine)
+        assert timings["save release, report, job file (ms)"] < 1500, timings
         page.locator("#save-step").screenshot(path=SCREENSHOTS / "ui-7-saved.png")
     finally:
         page.close()
@@ -135,11 +160,13 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
     runner = CliRunner()
     checked = runner.invoke(cli, ["verify", str(release), "--l", "2"])
     assert checked.exit_code == 0, checked.output
-    again = tmp_path / "cli-report.html"
-    made = runner.invoke(cli, ["report", str(ADULT / "adult.csv"), str(release),
-                               "--out", str(again)])  # fmt: skip
-    assert again.is_file(), made.output
-    assert again.read_bytes() == report.read_bytes()
+    # the saved report is what `incrowd report` writes, with the saved job file and without
+    for n, config in enumerate(([], ["--config", str(work / "adult-k5-l2.toml")])):
+        again = tmp_path / f"cli-report-{n}.html"
+        made = runner.invoke(cli, ["report", str(ADULT / "adult.csv"), str(release),
+                                   "--out", str(again), *config])  # fmt: skip
+        assert again.is_file(), made.output
+        assert again.read_bytes() == report.read_bytes(), config
 
     from incrowd.pipeline.settings import Settings
 
@@ -148,3 +175,41 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
     assert (job.k, job.l, job.method, job.seed) == (5, 2, "global-recoding", meta["seed"])
     assert job.sensitive == ("salary-class",) and "age" in job.numeric
     assert job.hierarchy["age"] == "intervals:5,10,20"
+
+
+def test_cancel_in_chromium_leaves_no_file(browser, served, tmp_path):
+    """Cancel pressed in the page mid-run (local recoding on Adult: a minute or more, not
+    waited for): the page says so, the run's temporary folder is gone and the folder the
+    user saves into is unchanged."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    work = tmp_path / "work"
+    (work / "kept.txt").write_text("the user's own file\n")
+    before = {p.name: p.stat().st_mtime_ns for p in work.iterdir()}
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(served.url)
+        page.wait_for_selector("body[data-ready]")
+        page.fill("#path", str(ADULT / "incrowd.toml"))
+        page.click("#open")
+        page.wait_for_selector("#columns tbody tr >> nth=8")
+        page.fill("#k", "5")
+        page.select_option("#method", "local-recoding")
+        page.click("#run")
+        page.wait_for_selector("#stage:has-text('forming crowds')", timeout=60_000)
+        (run,) = served.app.state.runs.runs.values()
+        assert run.state == "running" and run.folder.is_dir()
+        clock = time.perf_counter()
+        page.click("#cancel")
+        page.wait_for_selector("body[data-run]", timeout=20_000)
+        seconds = time.perf_counter() - clock
+        assert page.get_attribute("body", "data-run") == "cancelled"
+        assert page.inner_text("#stage") == "cancelled: nothing was written"
+        assert page.is_hidden("#result") and page.is_hidden("#save-step")
+        assert page.is_enabled("#run") and page.is_disabled("#cancel")
+        page.locator("#run-step").screenshot(path=SCREENSHOTS / "ui-cancelled.png")
+    finally:
+        page.close()
+    assert seconds < 10
+    assert run.state == "cancelled" and not run.process.is_alive()
+    assert not run.folder.exists()
+    assert {p.name: p.stat().st_mtime_ns for p in work.iterdir()} == before

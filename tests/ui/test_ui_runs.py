@@ -64,11 +64,30 @@ def test_saving_follows_the_command_lines_overwrite_policy(client, origin, tmp_p
     status = wait(client, run, lambda s: s["state"] != "running")
     assert status["state"] == "done", status
     assert status["figures"]["k"] == 2 and status["verdict"] in ("holds", "warnings")
+    look = status["look"]  # computed by the worker: figures side by side, the report's plots
+    assert list(look["compare"]) == ["loss per attribute", "risk", "classes"]
+    loss = {label: shown for label, shown, _ in look["compare"]["loss per attribute"]}
+    assert set(loss) == {"NCP of age", "NCP of sex", "NCP, the whole table"}
+    assert all(0 <= float(v) <= 1 for v in loss.values())
+    risk = {label: shown for label, shown, _ in look["compare"]["risk"]}
+    bound = float(risk["prosecutor bound, 1 / smallest class"])
+    assert float(risk["prosecutor risk, highest"]) <= bound <= 0.5
+    assert "records above the threshold 0.2" in risk
+    classes = {label: shown for label, shown, _ in look["compare"]["classes"]}
+    assert int(classes["classes"]) == status["figures"]["classes"]
+    assert int(classes["smallest class"]) == status["figures"]["smallest"] >= 2
+    plots = look["plots"]
+    assert [d["column"] for d in plots["distributions"]] == ["age", "sex"]
+    images = [d[side]["image"] for d in plots["distributions"] for side in ("before", "after")]
+    images += [plots["risk"]["image"], plots["classes"]["image"]]
+    assert all(i.startswith("data:image/svg+xml;base64,") for i in images)
     saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
                         headers=origin)  # fmt: skip
     assert saved.status_code == 200, saved.text
     names = sorted(p.name for p in work.iterdir())
     assert names == ["r-report.html", "r.csv", "r.json", "r.toml", "t.csv"]
+    # the report the worker built, named as saved: what incrowd report writes on the files
+    assert (work / "r-report.html").read_bytes() == cli_report(table, work / "r.csv")
     before = {p.name: p.stat().st_mtime_ns for p in work.iterdir()}
     again = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
                         headers=origin)  # fmt: skip
@@ -84,3 +103,22 @@ def test_saving_follows_the_command_lines_overwrite_policy(client, origin, tmp_p
     hidden = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "../x"},
                          headers=origin)  # fmt: skip
     assert hidden.status_code == 403
+    # the input changed since the run: the report is built on it as it is now
+    table.write_text(table.read_text() + "60,M,a\n")
+    changed = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "c"},
+                          headers=origin)  # fmt: skip
+    assert changed.status_code == 200, changed.text
+    page = (work / "c-report.html").read_bytes()
+    assert page == cli_report(table, work / "c.csv") and b"c.csv" in page
+
+
+def cli_report(table, release):
+    """The bytes ``incrowd report TABLE RELEASE`` writes."""
+    from typer.testing import CliRunner
+
+    from incrowd.cli.app import app as cli
+
+    out = release.parent.parent / f"{release.stem}-cli.html"
+    made = CliRunner().invoke(cli, ["report", str(table), str(release), "--out", str(out)])
+    assert out.is_file(), made.output
+    return out.read_bytes()

@@ -219,3 +219,134 @@ def test_a_value_missing_from_a_hierarchy_shows_the_command_lines_error(client, 
                                     "--out", str(tmp_path / "o.csv")])  # fmt: skip
     assert line.exit_code == 2
     assert response.json()["error"] == " ".join(line.output.split())
+
+
+# uploads (incrowd.ui.limits): the same guard, a cap checked while reading, nothing written
+
+
+def uploaded(local) -> list[Path]:
+    """Every file under the app's upload folder."""
+    return [p for p in local.uploads.rglob("*") if p.is_file()]
+
+
+def test_an_upload_opens_like_a_path(client, local, origin):
+    import stat
+
+    body = b"age,zip\n30,12345\n40,12346\n"
+    response = client.post("/api/upload", params={"name": "t.csv"}, content=body, headers=origin)
+    assert response.status_code == 200, response.text
+    view = response.json()
+    assert view["n_rows"] == 2 and [c["column"] for c in view["columns"]] == ["age", "zip"]
+    (path,) = uploaded(local)
+    assert path.read_bytes() == body and view["opened"] == str(path)
+    assert stat.S_IMODE(local.uploads.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert client.get("/api/open", params={"path": str(path)}).status_code == 200
+    from incrowd.ui.security import Forbidden
+
+    with pytest.raises(Forbidden):  # read-only: nothing is saved into it
+        local.folders.resolve(path.parent / "release.csv", write=True)
+    local.close()
+    assert not local.uploads.exists()
+
+
+def test_an_upload_needs_the_token_host_and_origin(local, client, origin):
+    body = b"a,b\n1,2\n"
+    no_token = fresh(local).post("/api/upload", params={"name": "t.csv"}, content=body,
+                                 headers=origin)  # fmt: skip
+    assert no_token.status_code == 403
+    for headers in ({"Host": "evil.example"} | origin, {"Origin": "http://evil.example"}, {},
+                    origin | {"Sec-Fetch-Site": "cross-site"}):  # fmt: skip
+        response = client.post("/api/upload", params={"name": "t.csv"}, content=body,
+                               headers=headers)  # fmt: skip
+        assert response.status_code == 403, headers
+    assert uploaded(local) == []
+
+
+def test_an_upload_over_the_cap_is_refused_and_nothing_is_written(tmp_path, origin):
+    from incrowd.ui.server import LocalApp
+
+    (tmp_path / "work").mkdir(exist_ok=True)
+    local = LocalApp([tmp_path / "work"], max_upload=1000)
+    try:
+        c = fresh(local)
+        assert c.get(local.url).status_code == 200
+        own = {"Origin": f"http://127.0.0.1:{local.port}"}
+        ok = c.post("/api/upload", params={"name": "t.csv"}, content=b"a\n" * 500, headers=own)
+        assert ok.status_code == 200, ok.text
+        before = uploaded(local)
+        declared = c.post("/api/upload", params={"name": "big.csv"}, content=b"a\n" * 501,
+                          headers=own)  # fmt: skip
+        assert declared.status_code == 413
+        assert declared.json()["error"] == (
+            "refused: big.csv is larger than 0.000953674 MiB, the most this app accepts"
+        )
+        # no Content-Length: the bytes are counted as they come
+        chunks = (b"a\n" * 100 for _ in range(20))
+        streamed = c.post("/api/upload", params={"name": "big.csv"}, content=chunks, headers=own)
+        assert streamed.status_code == 413
+        assert uploaded(local) == before
+        assert [p for p in local.uploads.iterdir() if not any(p.iterdir())] == []
+    finally:
+        local.close()
+
+
+@pytest.mark.parametrize("name", ["../t.csv", "t.exe", ".t.csv", "a/t.csv", ""])
+def test_an_upload_is_a_plain_table_name(client, local, origin, name):
+    response = client.post("/api/upload", params={"name": name}, content=b"a\n1\n", headers=origin)
+    assert response.status_code == 403 and response.json()["error"].startswith("forbidden: ")
+    assert uploaded(local) == []
+
+
+def test_a_json_body_is_capped_while_it_is_read(client, origin):
+    from incrowd.ui.limits import MAX_BODY
+
+    declared = client.post("/api/runs", content=b" " * (MAX_BODY + 1), headers=origin)
+    assert declared.status_code == 413
+    chunks = (b" " * 65536 for _ in range(MAX_BODY // 65536 + 1))
+    streamed = client.post("/api/runs", content=chunks, headers=origin)
+    assert streamed.status_code == 413
+    assert "larger than 1 MiB" in streamed.json()["error"]
+
+
+def test_a_hierarchy_is_never_looked_for_in_the_current_folder(client, tmp_path, origin,
+                                                               monkeypatch):  # fmt: skip
+    """``ab:x`` and ``sex.csv`` are taken beside the table, not from the server's folder."""
+    work, cwd = tmp_path / "work", tmp_path / "cwd"
+    cwd.mkdir()
+    (work / "t.csv").write_text("age,sex\n30,M\n40,F\n")
+    (cwd / "ab:x").write_text("M;*\nF;*\n")
+    (cwd / "sex.csv").write_text("M;*\nF;*\n")
+    monkeypatch.chdir(cwd)
+    for spec, status, said in (("ab:x", 400, "unknown hierarchy kind 'ab'"),
+                               ("sex.csv", 400, "sex.csv"),
+                               (str(cwd / "sex.csv"), 403, "outside")):  # fmt: skip
+        form = {"input": "t.csv", "columns": {"sex": {"role": "quasi-identifier",
+                                                      "hierarchy": spec}}}  # fmt: skip
+        response = client.post("/api/hierarchy", params={"column": "sex"}, json=form,
+                               headers=origin)  # fmt: skip
+        assert response.status_code == status, (spec, response.text)
+        assert said in response.json()["error"]
+    (work / "sex.csv").write_text("M;*\nF;*\n")  # beside the table: found
+    form = {"input": "t.csv", "columns": {"sex": {"role": "quasi-identifier",
+                                                  "hierarchy": "sex.csv"}}}  # fmt: skip
+    response = client.post("/api/hierarchy", params={"column": "sex"}, json=form, headers=origin)
+    assert response.status_code == 200 and response.json()["levels"] == [2, 1]
+
+
+def test_runs_are_limited(client, local, origin):
+    from types import SimpleNamespace
+
+    from incrowd.ui.limits import MAX_RUNNING, MAX_RUNS
+
+    (local.folders.writable[0] / "t.csv").write_text("age,sex\n30,M\n40,F\n")
+    form = {"input": "t.csv", "k": 2, "columns": {"age": {"role": "quasi-identifier"}}}
+    held = local.app.state.runs.runs
+    held |= {f"r{i}": SimpleNamespace(state="running") for i in range(MAX_RUNNING)}
+    going = client.post("/api/runs", json=form, headers=origin)
+    assert going.status_code == 429 and "runs are going" in going.json()["error"]
+    held.clear()
+    held |= {f"r{i}": SimpleNamespace(state="done") for i in range(MAX_RUNS)}
+    kept = client.post("/api/runs", json=form, headers=origin)
+    assert kept.status_code == 429 and "the most it keeps" in kept.json()["error"]
+    held.clear()

@@ -3,21 +3,30 @@ name, and the command classes every command uses.
 
 The declarations are ``Annotated`` aliases: typer reads them from a command module's
 globals, so a command module imports the ones its signature names.
+
+>>> from incrowd.measures.risk import DEFAULT_THRESHOLD
+>>> RISK_THRESHOLD_DEFAULT == DEFAULT_THRESHOLD
+True
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from ..params import Interval
 from ..pipeline.settings import Settings
 from ._output import parse_pairs
 
 __all__ = [
     "REQUIRED",
+    "RISK_THRESHOLD",
+    "RISK_THRESHOLD_DEFAULT",
     "Command",
     "ConfigOpt",
     "EncodingOpt",
@@ -30,8 +39,11 @@ __all__ = [
     "OriginalArg",
     "QiOpt",
     "ReleaseArg",
+    "RiskThresholdOpt",
     "SepOpt",
-    "original_and_release",
+    "ThresholdOpt",
+    "check_risk_threshold",
+    "read_options",
 ]
 
 ListOpt = list[str] | None
@@ -79,81 +91,42 @@ MissingOpt = Annotated[
     typer.Option(help=Settings.option("missing").help, show_default="the release's, else keep"),
 ]
 
+#: A re-identification probability above which a record is at risk (``incrowd report
+#: --risk-threshold``, ``incrowd risk --threshold``), checked by :func:`check_risk_threshold`.
+RISK_THRESHOLD = Interval(0.0, 1.0, open_low=True, closed_high=True)
+#: Its default: :data:`incrowd.measures.risk.DEFAULT_THRESHOLD`, not imported (``--help``
+#: loads no pandas); the doctest below keeps the two equal.
+RISK_THRESHOLD_DEFAULT = 0.2
 
-def original_and_release(
-    input: Path,
-    release: Path,
-    *,
-    config: Path | None = None,
-    **flags: Any,
-) -> tuple[Any, Any, Any]:
-    """The original table (read and missing values handled as the release was made), its
-    schema, and the written release.
 
-    The settings start from what the release's metadata records (its schema and reading
-    options: :mod:`incrowd.pipeline.record`), then ``config`` (a job file), then the
-    ``flags`` given (``qi``, ``hierarchy``, ``categorical``, ``numeric``, ``sensitive``,
-    ``sep``, ``missing``, ``encoding``: the command line's values, None when not given).
-    """
-    import dataclasses
-    import warnings
+def _threshold_option(flag: str) -> Any:
+    return Annotated[
+        float,
+        typer.Option(
+            flag,
+            help="Re-identification probability above which a "
+            f"record is at risk, in {RISK_THRESHOLD.describe()}.",
+        ),
+    ]
 
-    from ..data.columns import handle_missing
-    from ..errors import IncrowdWarning, InputError
-    from ..io.release_format import file_sha256
-    from ..io.tables import read_table
-    from ..pipeline.job import build_schema, split_list
-    from ..pipeline.record import changed_hierarchies, settings_of_record
-    from ..release import read_release
 
-    files = read_release(release)
-    meta = files.metadata
-    job = Settings(**settings_of_record(meta.schema if meta is not None else None))
-    if config is not None:
-        given = Settings.from_toml(config)
-        job = job.replace(
-            **{
-                name: value
-                for name in Settings.names()
-                if (value := getattr(given, name)) != Settings.option(name).default
-            }
-        )
-    qi = split_list(flags.get("qi"))
-    if qi:  # other quasi-identifiers than recorded: the recorded types of others go
-        job = dataclasses.replace(
-            job, qi=qi, hierarchy={c: s for c, s in job.hierarchy.items() if c in qi},
-            **{kind: tuple(c for c in getattr(job, kind) if c in qi)
-               for kind in ("categorical", "numeric", "code", "date")},
-        )  # fmt: skip
-    declared = {"categorical": split_list(flags.get("categorical")),
-                "numeric": split_list(flags.get("numeric"))}  # fmt: skip
-    flagged = {c for names in declared.values() for c in names}
-    if flagged:  # a type given by a flag replaces the recorded one of that column
-        job = dataclasses.replace(job, **{
-            kind: tuple(c for c in getattr(job, kind) if c not in flagged)
-            for kind in ("categorical", "numeric", "code", "date")})  # fmt: skip
-    job = job.replace(
-        sensitive=split_list(flags.get("sensitive")),
-        hierarchy=parse_pairs(flags.get("hierarchy"), "--hierarchy"),
-        categorical=declared["categorical"],
-        numeric=declared["numeric"],
-        sep=flags.get("sep"),
-        missing=flags.get("missing"),
-        encoding=flags.get("encoding"),
-    )
-    if not job.qi:
-        msg = (f"no quasi-identifiers: give --qi (the metadata of {release} records none)"
-               if meta is not None else f"no quasi-identifiers: give --qi ({release} has no "
-               "metadata beside it)")  # fmt: skip
-        raise InputError(msg)
-    recorded = (meta.input or {}).get("sha256") if meta is not None else None
-    if recorded is not None and Path(input).is_file() and file_sha256(Path(input)) != recorded:
-        warnings.warn(f"{input} is not the input {release} was made from (its SHA-256 "
-                      "differs): the figures compare another table", IncrowdWarning,
-                      stacklevel=2)  # fmt: skip
-    table = read_table(input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
-    schema = build_schema(job, table)
-    for line in changed_hierarchies(schema, meta.schema if meta is not None else None):
-        warnings.warn(line, IncrowdWarning, stacklevel=2)
-    table, _ = handle_missing(table, schema, job.missing)  # type: ignore[arg-type]
-    return table, schema, files
+RiskThresholdOpt = _threshold_option("--risk-threshold")
+ThresholdOpt = _threshold_option("--threshold")
+
+
+def read_options(given: Mapping[str, Any]) -> Any:
+    """The :class:`~incrowd.report.reading.ReadOptions` among a command's arguments
+    (``locals()`` at its start: the options above it names), ``--hierarchy``'s pairs
+    parsed."""
+    from ..report.reading import ReadOptions
+
+    names = [f.name for f in dataclasses.fields(ReadOptions)]
+    found = {name: given[name] for name in names if name in given}
+    found["hierarchy"] = parse_pairs(given.get("hierarchy"), "--hierarchy")
+    return ReadOptions(**found)
+
+
+def check_risk_threshold(flag: str, value: float) -> None:
+    """The one check of a risk threshold given on the command line (a
+    :class:`~incrowd.ParameterError` naming ``flag``)."""
+    RISK_THRESHOLD.check(flag, value, 0)

@@ -15,7 +15,7 @@ from ._options import (
     QiOpt,
     ReleaseArg,
     SepOpt,
-    original_and_release,
+    read_options,
 )
 from ._output import errors, out_console
 
@@ -39,21 +39,11 @@ def evaluate(
     from rich.table import Table
 
     from ..measures.loss import evaluate_release
+    from ..report.reading import load
 
     with errors():
-        table, schema, files = original_and_release(
-            input,
-            release,
-            config=config,
-            qi=qi,
-            hierarchy=hierarchy,
-            categorical=categorical,
-            numeric=numeric,
-            sensitive=None,
-            sep=sep,
-            missing=missing,
-            encoding=encoding,
-        )
+        loaded = load(input, release, read_options(locals()))
+        table, schema, files = loaded.table, loaded.schema, loaded.files
         meta = files.metadata
         figures = evaluate_release(table, files.table, schema, meta)
     grid = Table(title=f"information loss of {escape(str(release))}", show_header=True)

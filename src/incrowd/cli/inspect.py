@@ -4,7 +4,8 @@ values, missing cells, a proposed role and hierarchy — and, with ``--write``, 
 
 The types are :func:`incrowd.data.types.infer_types`'s, the proposals
 :func:`~incrowd.data.types.propose_role`'s and :func:`~incrowd.data.types.propose_hierarchy`'s,
-and the file :func:`incrowd.pipeline.job_writer.render_job`'s. The job file is a new file:
+each column's row :func:`incrowd.data.inspection.column_row`'s (the browser app shows the
+same), and the file :func:`incrowd.pipeline.job_writer.render_job`'s. The job file is a new file:
 an existing one is refused, like every output of a command that is not a release
 (:func:`incrowd.io.targets.check_new_file`), so a steward's edits are never overwritten.
 """
@@ -72,7 +73,9 @@ def inspect(
             code=split_list(code), date=split_list(date),
         )  # fmt: skip
         found, n_rows = _inspect(input, flags, write)
-    rows = [_row(inference, n_rows) for inference in found.values()]
+    from ..data.inspection import column_row
+
+    rows = [column_row(inference, n_rows) for inference in found.values()]
     if json_out:
         figures = {"input": str(input), "rows": n_rows, "columns": rows,
                    "job_file": str(write) if write else None}  # fmt: skip
@@ -186,36 +189,13 @@ def _formats(input: Path, flags: Settings, table: pd.DataFrame, found: dict[str,
     return out
 
 
-def _type(inference: Inference) -> str:
-    t = inference.type
-    if t.kind == "number" and (t.thousands or t.decimal != "."):
-        return f"number (1{t.thousands or ''}234{t.decimal}5)"
-    if t.kind == "date" and t.date_format:
-        return f"date ({t.date_format})"
-    return t.kind
-
-
 def _comment(inference: Inference) -> str:
     """The one-line comment beside a column in the job file."""
-    parts = [f"{_type(inference)}, {inference.n_distinct} distinct, "
+    from ..data.inspection import shown_type
+
+    parts = [f"{shown_type(inference)}, {inference.n_distinct} distinct, "
              f"{inference.n_missing} missing", *inference.warnings]  # fmt: skip
     return "; ".join(parts)
-
-
-def _row(inference: Inference, n_rows: int) -> dict[str, Any]:
-    from ..data.types import propose_hierarchy, propose_role
-    from ..errors import cli_text
-
-    role, why = propose_role(inference, n_rows)
-    t = inference.type
-    return {
-        "column": inference.name, "type": t.kind, "shown_type": _type(inference),
-        "thousands": t.thousands, "decimal": t.decimal, "date_format": t.date_format,
-        "distinct": inference.n_distinct, "missing": inference.n_missing,
-        "role": role, "role_reason": why, "hierarchy": propose_hierarchy(inference),
-        "examples": list(inference.examples), "reason": cli_text(inference.reason),
-        "warnings": [cli_text(w) for w in inference.warnings],
-    }  # fmt: skip
 
 
 def _print(rows: list[dict[str, Any]], input: Path, n_rows: int) -> None:

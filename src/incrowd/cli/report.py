@@ -9,13 +9,14 @@ stale release, a file it may not replace, no browser engine for ``--pdf``: one l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError
-from ..params import Interval, OneOf
+from ..params import OneOf
 from ._options import (
+    RISK_THRESHOLD_DEFAULT,
     ConfigOpt,
     EncodingOpt,
     HierarchyOpt,
@@ -26,17 +27,17 @@ from ._options import (
     OriginalArg,
     QiOpt,
     ReleaseArg,
+    RiskThresholdOpt,
     SepOpt,
-    original_and_release,
+    check_risk_threshold,
+    read_options,
 )
 from ._output import errors, out_console, warn
 
-__all__ = ["FAIL_ON", "RISK_THRESHOLD", "report"]
+__all__ = ["FAIL_ON", "report"]
 
 #: ``--fail-on``: the verdicts that give exit code 1.
 FAIL_ON = OneOf("warning", "failure")
-#: ``--risk-threshold``: a re-identification probability (as ``incrowd risk --threshold``).
-RISK_THRESHOLD = Interval(0.0, 1.0, open_low=True, closed_high=True)
 
 
 def report(
@@ -65,14 +66,7 @@ def report(
             "the report is written either way.",
         ),
     ] = "failure",
-    risk_threshold: Annotated[
-        float,
-        typer.Option(
-            "--risk-threshold",
-            help=f"Re-identification probability above which a record is at risk, in "
-            f"{RISK_THRESHOLD.describe()}.",
-        ),
-    ] = 0.2,
+    risk_threshold: RiskThresholdOpt = RISK_THRESHOLD_DEFAULT,
     pdf: Annotated[
         bool,
         typer.Option(
@@ -85,14 +79,13 @@ def report(
     import re
     import warnings
 
-    from ..io.release_format import file_sha256
     from ..io.targets import check_report_target
-    from ..report import build_report
+    from ..report.reading import load, refuse_stale, report_on_files, write_report
 
     with errors():
         if out.suffix.lower() not in (".html", ".htm"):
             raise InputError(f"--out must end in .html, got {out}")
-        RISK_THRESHOLD.check("--risk-threshold", risk_threshold, 0)
+        check_risk_threshold("--risk-threshold", risk_threshold)
         FAIL_ON.check("--fail-on", fail_on, 0)
         printed = out.with_suffix(".pdf")
         for target in (out, printed) if pdf else (out,):
@@ -100,28 +93,9 @@ def report(
         with warnings.catch_warnings():
             # the page compares the input's SHA-256 itself, and its warning is printed below
             warnings.filterwarnings("ignore", f"{re.escape(str(input))} is not the input")
-            table, schema, files = original_and_release(
-                input,
-                release,
-                config=config,
-                qi=qi,
-                hierarchy=hierarchy,
-                categorical=categorical,
-                numeric=numeric,
-                sensitive=sensitive,
-                sep=sep,
-                missing=missing,
-                encoding=encoding,
-            )
-        refuse_stale(release, files)
-        sources: dict[str, tuple[str, str]] = {}
-        if input.is_file():
-            sources["input"] = (input.name, file_sha256(input))
-        if isinstance(files.sha256, str):  # a dataset's parts are each checked above
-            sources["release"] = (release.name, files.sha256)
-        result = build_report(table, files.table, schema, files.metadata,
-                              title=f"incrowd report: {release.name}", sources=sources,
-                              risk_threshold=risk_threshold)  # fmt: skip
+            loaded = load(input, release, read_options(locals()))
+        refuse_stale(release, loaded.files)
+        result = report_on_files(input, release, loaded, risk_threshold=risk_threshold)
         page = result.html.encode()
         write_report(out, page)
     out_console.print(f"wrote {_shown(out)} ({len(page) / 1024:.0f} KiB)")
@@ -140,32 +114,6 @@ def report(
     warned = result.verdict != "holds" or bool(result.warnings)
     if result.verdict == "fails" or (fail_on == "warning" and warned):
         raise typer.Exit(1)
-
-
-def refuse_stale(release: Path, files: Any) -> None:
-    """An :class:`~incrowd.InputError` when the release's table no longer matches the SHA-256
-    its metadata records (edited or replaced after it was written)."""
-    from ..io.release_format import changed_files
-    from ..io.targets import metadata_path
-
-    if files.metadata is None:
-        return
-    altered = changed_files(files.metadata, files.sha256)
-    if altered:
-        msg = (f"{release} no longer matches its metadata {metadata_path(release).name} (the "
-               f"SHA-256 of {', '.join(altered)} differs from the one recorded): it was edited "
-               "or replaced after it was written; no report written")  # fmt: skip
-        raise InputError(msg)
-
-
-def write_report(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` by the commit protocol, replacing only a report incrowd
-    wrote (checked again under the commit's lock)."""
-    from ..io.atomic import Output, commit
-    from ..io.targets import is_report, report_refusal
-
-    commit([Output(path, lambda fh: fh.write(data), replaceable=is_report)],
-           refuse_message=report_refusal)  # fmt: skip
 
 
 def _shown(text: object) -> str:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ._options import (
+    RISK_THRESHOLD_DEFAULT,
     ConfigOpt,
     EncodingOpt,
     HierarchyOpt,
@@ -17,7 +18,9 @@ from ._options import (
     QiOpt,
     ReleaseArg,
     SepOpt,
-    original_and_release,
+    ThresholdOpt,
+    check_risk_threshold,
+    read_options,
 )
 from ._output import errors, out_console
 
@@ -34,7 +37,7 @@ def risk(
     k: Annotated[
         int | None, typer.Option("--k", help="Crowd size to check.", show_default="the release's")
     ] = None,
-    threshold: Annotated[float, typer.Option(help="Risk above which a record is at risk.")] = 0.2,
+    threshold: ThresholdOpt = RISK_THRESHOLD_DEFAULT,
     sep: SepOpt = None,
     missing: MissingOpt = None,
     encoding: EncodingOpt = None,
@@ -50,21 +53,12 @@ def risk(
 
     from ..io.release_format import strict_json
     from ..measures.risk import assess_risk
+    from ..report.reading import load
 
     with errors():
-        table, schema, files = original_and_release(
-            input,
-            release,
-            config=config,
-            qi=qi,
-            hierarchy=hierarchy,
-            categorical=categorical,
-            numeric=numeric,
-            sensitive=None,
-            sep=sep,
-            missing=missing,
-            encoding=encoding,
-        )
+        check_risk_threshold("--threshold", threshold)
+        loaded = load(input, release, read_options(locals()))
+        table, schema, files = loaded.table, loaded.schema, loaded.files
         report = assess_risk(table, files.table, schema, k=k, metadata=files.metadata,
                              threshold=threshold)  # fmt: skip
     figures = report.to_dict()

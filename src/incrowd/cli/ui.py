@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..ui.limits import MAX_UPLOAD
 from ._output import errors, out_console
 
 __all__ = ["ui"]
@@ -27,6 +28,9 @@ def ui(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in the default browser.")
     ] = False,
+    max_upload: Annotated[
+        float, typer.Option(metavar="MB", help="The largest table the page may upload, in MiB.")
+    ] = MAX_UPLOAD >> 20,
 ) -> None:
     """Start the local browser app: open a table, set the schema and the model, run,
     read the report, save. Stop it with Ctrl-C."""
@@ -44,7 +48,9 @@ def ui(
         for path in folder or []:
             if not path.is_dir():
                 raise InputError(f"--folder {path}: not a folder")
-        local = LocalApp(folder or [Path.cwd()], port)
+        if not max_upload > 0:
+            raise InputError(f"--max-upload {max_upload:g}: must be a number of MiB above 0")
+        local = LocalApp(folder or [Path.cwd()], port, max_upload=int(max_upload * (1 << 20)))
     out_console.print(f"incrowd ui: {local.url}", soft_wrap=True, highlight=False)
     out_console.print("folders: " + ", ".join(str(f) for f in local.folders.writable)
                       + " (and the demo data, read-only); Ctrl-C stops it")  # fmt: skip

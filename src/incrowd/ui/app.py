@@ -5,6 +5,7 @@
 ``GET /static/NAME``                     the page's script and style, from the package
 ``GET /api/choices``                     methods, release forms, roles, types, each help
 ``GET /api/open?path=P[&encoding=E]``    a table or job file: rows, columns, inference
+``POST /api/upload?name=N[&encoding=E]``  a table sent as the body, then opened as a path
 ``POST /api/hierarchy?column=C``         the levels of C's hierarchy as the form spells it
 ``POST /api/runs``                       start a run of the form's settings (JSON)
 ``GET /api/runs/ID``                     its progress, then its verdict and warnings
@@ -14,17 +15,21 @@
 =======================================  ===================================================
 
 A user error is answered 400 with the command line's one line (``error: ...``, flags named
-as flags); a path outside the folders 403.
+as flags); a path outside the folders 403; a body over its cap 413 and a run over the
+session's limits 429 (:mod:`incrowd.ui.limits`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from ..errors import IncrowdError, cli_text
+from .limits import TooLarge, TooMany, admit_run, read_json, receive_upload
 from .runs import Runs, save
 from .security import Folders, Forbidden, Guard
 from .tables import choices, form_settings, open_path, preview_hierarchy
@@ -38,16 +43,16 @@ _PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-sr
 #: The report: its inline style and data: images, no script at all, framed by the page only.
 _REPORT_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                   "frame-ancestors 'self'; sandbox")  # fmt: skip
-_STATIC = {"ui.js": "text/javascript", "ui.css": "text/css"}
+_STATIC = {"ui.js": "text/javascript", "look.js": "text/javascript", "ui.css": "text/css"}
 #: A saved release's name: letters, digits, - _ . (no folder, no hidden file).
 _STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
-#: The largest JSON body the app reads (a form of a few hundred columns fits).
-MAX_BODY = 1 << 20
 
 
-def make_app(folders: Folders, token: str, port: int) -> Any:
+def make_app(folders: Folders, token: str, port: int, uploads: Path | None = None,
+             max_upload: int = 0) -> Any:  # fmt: skip
     """The app, its routes wrapped in the security guard; ``app.state.runs`` holds the runs
-    (stopped with :meth:`~incrowd.ui.runs.Runs.close`)."""
+    (stopped with :meth:`~incrowd.ui.runs.Runs.close`). Uploads (at most ``max_upload``
+    bytes) go into ``uploads``, a private read-only folder of ``folders`` (None: refused)."""
     import jinja2
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -76,26 +81,28 @@ def make_app(folders: Folders, token: str, port: int) -> Any:
                                 400, headers=headers)  # fmt: skip
 
     async def body(request: Request) -> dict[str, Any]:
-        import json
+        return await read_json(request)  # its size checked as it is read (TooLarge: 413)
 
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise Forbidden("the request is too large")
-        data = json.loads(raw or b"{}")
-        if not isinstance(data, dict):
-            raise Forbidden("the request must be a JSON object")
-        return data
+    # the page (nothing in it changes while the app runs) and its files are made once; the
+    # files are revalidated when the page is loaded again (304)
+    html = env.get_template("index.html.j2").render(
+        folders=folders.shown(), max_upload=max_upload, choices=choices()
+    )
 
     async def page(request: Request) -> Response:
-        html = env.get_template("index.html.j2").render(folders=folders.shown())
         return HTMLResponse(html, headers=headers | {"Content-Security-Policy": _PAGE_POLICY})
+
+    kept = {name: here.joinpath("static", name).read_bytes() for name in _STATIC}
+    tags = {name: f'"{hashlib.sha256(data).hexdigest()[:16]}"' for name, data in kept.items()}
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in _STATIC:
             return Response("not found", 404)
-        text = here.joinpath("static", name).read_text(encoding="utf-8")
-        return Response(text, media_type=_STATIC[name], headers=headers)
+        again = headers | {"Cache-Control": "no-cache", "ETag": tags[name]}
+        if request.headers.get("if-none-match") == tags[name]:
+            return Response(status_code=304, headers=again)
+        return Response(kept[name], media_type=_STATIC[name], headers=again)
 
     async def api_choices(request: Request) -> Response:
         return answer(choices)
@@ -110,9 +117,20 @@ def make_app(folders: Folders, token: str, port: int) -> Any:
             form = await body(request)
         except (Forbidden, ValueError) as exc:
             return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
-        return await run_in_threadpool(
-            answer, lambda: runs.start(form_settings(folders, form)).status()
-        )
+        return await run_in_threadpool(answer, lambda: admit_run(
+            runs, lambda: runs.start(form_settings(folders, form))).status())  # fmt: skip
+
+    async def api_upload(request: Request) -> Response:
+        if uploads is None:
+            return JSONResponse({"error": "forbidden: this app takes no uploads"}, 403,
+                                headers=headers)  # fmt: skip
+        query = request.query_params
+        try:
+            path = await receive_upload(request, uploads, query.get("name", ""), max_upload)
+        except ValueError as exc:  # a name with a folder in it, or not a table's
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        return await run_in_threadpool(answer, lambda: open_path(
+            folders, str(path), query.get("encoding") or None))  # fmt: skip
 
     async def api_hierarchy(request: Request) -> Response:
         try:
@@ -169,6 +187,7 @@ def make_app(folders: Folders, token: str, port: int) -> Any:
         Route("/static/{name}", static),
         Route("/api/choices", api_choices),
         Route("/api/open", api_open),
+        Route("/api/upload", api_upload, methods=["POST"]),
         Route("/api/hierarchy", api_hierarchy, methods=["POST"]),
         Route("/api/runs", api_start, methods=["POST"]),
         Route("/api/runs/{id}", api_status),
@@ -176,6 +195,15 @@ def make_app(folders: Folders, token: str, port: int) -> Any:
         Route("/api/runs/{id}/save", api_save, methods=["POST"]),
         Route("/runs/{id}/report", report),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(Guard, token=token, port=port)])
+
+    def refused(status: int) -> Callable[[Request, Exception], Any]:
+        return lambda request, exc: JSONResponse({"error": f"refused: {exc}"}, status,
+                                                 headers=headers)  # fmt: skip
+
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, token=token, port=port)],
+        exception_handlers={TooLarge: refused(413), TooMany: refused(429)},
+    )
     app.state.runs = runs
     return app

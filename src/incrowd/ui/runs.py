@@ -7,15 +7,19 @@ thread of the server is inherited), so the page never waits on it and a cancel i
 does (:func:`~incrowd.pipeline.run.anonymize_with`), sending each stage the pipeline names
 (``on_stage``) to the server; it writes the release into the run's private temporary
 folder (never a folder of the user's: a cancelled run leaves no file where the user looks,
-and the folder is removed), builds the report on it (:func:`report_on`) and sends back the
-release, the verdict, the warnings and the page.
+and the folder is removed), reads it back as ``incrowd report`` does
+(:mod:`incrowd.report.reading`), builds the report and what the page shows beside it
+(:func:`.compare.look`: the figures compared, the plots), and sends back the release, the
+verdict, the warnings, the page and those.
 
 :func:`save` writes the release with the release writer and its overwrite policy
 (:meth:`Release.write <incrowd.release.Release.write>`: only an earlier release is
-replaced), then the report on the saved files as ``incrowd report`` writes it (a report
-replaces only a report incrowd wrote), and the job file that reproduces the run
+replaced), then the report the worker built, named after the saved file — the bytes
+``incrowd report`` writes on the saved files (a report replaces only a report incrowd
+wrote) — and the job file that reproduces the run
 (:func:`~incrowd.pipeline.job_writer.render_job`, a new file, as ``incrowd inspect
---write``), with the seed the run drew.
+--write``), with the seed the run drew. Nothing is computed at Save but the release's
+bytes, so it takes a fraction of a second.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 from ..errors import IncrowdError, IncrowdWarning, cli_text
 from ..pipeline.settings import Settings
 
-__all__ = ["STAGES", "Run", "Runs", "report_on", "save"]
+__all__ = ["STAGES", "Run", "Runs", "save"]
 
 #: The stages a run goes through, about (the pipeline names its own: a repair or a polish
 #: only when one runs); the progress bar counts them, and reaches 100 % at the end.
@@ -66,7 +70,7 @@ class Run:
                              else time.monotonic() - self.started, 1),
         }  # fmt: skip
         if self.result is not None:
-            out |= {key: self.result[key] for key in ("verdict", "warnings", "summary")}
+            out |= {key: self.result[key] for key in ("verdict", "warnings", "summary", "look")}
             out["figures"] = _figures(self.job, self.result["release"].metadata)
         return out
 
@@ -105,6 +109,8 @@ class Runs:
                     break
                 elif kind == "done":
                     run.result, run.state = value, "done"
+                    _warm()
+
                     break
                 else:
                     run.error, run.state = value, "failed"
@@ -141,12 +147,24 @@ class Runs:
             self.cancel(run)
 
 
+def _warm() -> None:
+    """Import what Save uses now, as a run finishes (1-2 s the first time), not at Save."""
+    from ..io import atomic, targets  # noqa: F401
+    from ..pipeline import job_writer  # noqa: F401
+    from ..report import reading  # noqa: F401
+
+
 def _work(job: Settings, folder: str, conn: Any) -> None:
-    """The worker: run ``job``, write the release into ``folder``, build its report; send
-    ("stage", name)…, then ("done", result) or ("error", the command line's one line)."""
+    """The worker: run ``job``, write the release into ``folder``, read it back as ``incrowd
+    report`` does, build its report and what the page shows of it (:func:`.compare.look`);
+    send ("stage", name)…, then ("done", result) or ("error", the command line's one line)."""
+    import secrets
+
     from ..io.tables import read_table, table_separator
     from ..pipeline.job import build_schema
     from ..pipeline.run import anonymize_with
+    from ..report.reading import load, report_on_files
+    from .compare import look
     from .tables import shown_warning
 
     def stage(name: str) -> None:
@@ -163,15 +181,22 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             sep = table_separator(job.input, job.sep, job.encoding)
             result = anonymize_with(table, schema, job, on_stage=stage)
             stage("writing the release")
-            path = Path(folder) / "release.csv"
+            # the report names the release's file, whose name Save learns only later: it is
+            # built on a name found nowhere else in the page, which Save replaces
+            name = f"incrowd-ui-{secrets.token_hex(16)}"
+            path = Path(folder) / f"{name}.csv"
             result.write(path, sep, formulas=job.csv_formulas, protect=[job.input])
             stage("building the report")
-            report = report_on(Path(job.input), path)
+            loaded = load(Path(job.input), path)
+            report = report_on_files(Path(job.input), path, loaded)
+            shown = look(loaded)
         noted = [shown_warning(w.message) for w in caught
                  if issubclass(w.category, IncrowdWarning)]  # fmt: skip
         done = {"release": result, "sep": sep, "verdict": report.verdict,
                 "warnings": list(dict.fromkeys([*noted, *report.warnings])),
-                "summary": _summary(result.metadata), "html": report.html}  # fmt: skip
+                "summary": _summary(result.metadata), "page": report.html, "name": name,
+                "input_sha256": loaded.input_sha256, "html": report.html.replace(name, "release"),
+                "look": shown}  # fmt: skip
         conn.send(("done", done))
     except IncrowdError as exc:
         conn.send(("error", f"error: {cli_text(exc.marked())}"))
@@ -201,44 +226,19 @@ def _figures(job: Settings, meta: Any) -> dict[str, Any]:
             "seconds": round(meta.seconds or 0, 1)}  # fmt: skip
 
 
-def report_on(input: Path, release: Path) -> Any:
-    """The report on the written ``release`` of ``input``, as ``incrowd report INPUT RELEASE``
-    builds it with no other option: the settings the release's metadata records, the input
-    read and its missing values handled as the release was made, the files' digests, the
-    default risk threshold. Returns :class:`~incrowd.report.Report`."""
-    from ..data.columns import handle_missing
-    from ..io.release_format import file_sha256, read_release
-    from ..io.tables import read_table
-    from ..pipeline.job import build_schema
-    from ..pipeline.record import settings_of_record
-    from ..report import build_report
-
-    files = read_release(release)
-    meta = files.metadata
-    job = Settings(**settings_of_record(meta.schema if meta is not None else None))
-    table = read_table(input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
-    schema = build_schema(job, table)
-    table, _ = handle_missing(table, schema, job.missing)  # type: ignore[arg-type]
-    sources = {"input": (input.name, file_sha256(input)), "release": (release.name, files.sha256)}
-    return build_report(table, files.table, schema, files.metadata,
-                        title=f"incrowd report: {release.name}", sources=sources)  # fmt: skip
-
-
-def save(run: Run, folder: Path, stem: str) -> dict[str, str]:
+def save(run: Run, folder: Path, stem: str) -> dict[str, Any]:
     """Write ``run``'s release (``STEM.csv`` and ``STEM.json``), its report
     (``STEM-report.html``) and the job file that reproduces it (``STEM.toml``) into
-    ``folder``; every target is checked before anything is written. Returns the paths."""
-    from ..io.atomic import Output, commit, write_new
-    from ..io.targets import (
-        check_new_file,
-        check_release_target,
-        check_report_target,
-        is_report,
-        report_refusal,
-    )
+    ``folder``; every target is checked before anything is written. Returns the paths and
+    the seconds it took."""
+    from ..io.atomic import write_new
+    from ..io.release_format import file_sha256
+    from ..io.targets import check_new_file, check_release_target, check_report_target
     from ..pipeline.job_writer import render_job
+    from ..report.reading import load, report_on_files, write_report
 
     assert run.result is not None and run.job.input is not None
+    start = time.perf_counter()
     source = Path(run.job.input)
     out, page, job_file = (folder / f"{stem}.csv", folder / f"{stem}-report.html",
                            folder / f"{stem}.toml")  # fmt: skip
@@ -249,9 +249,16 @@ def save(run: Run, folder: Path, stem: str) -> dict[str, str]:
     check_new_file(job_file, protect=inputs)
     release = run.result["release"]
     release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs)
-    html = report_on(source, out).html.encode()
-    commit([Output(page, lambda fh: fh.write(html), replaceable=is_report)],
-           refuse_message=report_refusal)  # fmt: skip
+    if file_sha256(source) == run.result["input_sha256"]:
+        # the report the worker built, named as saved: the same bytes as ``incrowd report``
+        # on the saved files (the release is the same bytes; tests/ui/test_ui_browser.py)
+        html = run.result["page"].replace(run.result["name"], stem).encode()
+    else:  # the input changed since the run: the report on it as it is now (which says so)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IncrowdWarning)
+            html = report_on_files(source, out, load(source, out)).html.encode()
+    write_report(page, html)
     job = replace(run.job, out=str(out), seed=release.metadata.seed)
     write_new(job_file, render_job(job, base=folder).encode())
-    return {"release": str(out), "report": str(page), "job": str(job_file)}
+    return {"release": str(out), "report": str(page), "job": str(job_file),
+            "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip

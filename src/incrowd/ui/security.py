@@ -18,7 +18,7 @@ nothing a request says about itself:
   ``same-site``) is refused too.
 - **Folders.** Every file path a request names is resolved (symbolic links followed) and
   must lie inside a folder the user opened (:class:`Folders`), else 403; the bundled demo
-  data is readable, never writable.
+  data and the app's private folder of uploads are readable, never writable.
 
 Refusals are plain 403 responses that say which rule refused, never which token was
 expected.

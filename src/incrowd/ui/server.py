@@ -9,11 +9,14 @@ True
 
 from __future__ import annotations
 
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .limits import MAX_UPLOAD
 from .security import Folders, new_token
 
 __all__ = ["DEMO_DATA", "LocalApp"]
@@ -24,19 +27,27 @@ DEMO_DATA = Path(__file__).resolve().parents[1] / "datasets"
 
 class LocalApp:
     """The app on a loopback socket: ``port`` (0: any free one), ``url`` (with the token),
-    :meth:`serve` (blocks until :meth:`stop`), :meth:`close`."""
+    :meth:`serve` (blocks until :meth:`stop`), :meth:`close`. Uploads of at most
+    ``max_upload`` bytes go into ``uploads``, a private folder (0700) read like an opened
+    one, never written by a save, removed by :meth:`close`."""
 
-    def __init__(self, folders: Iterable[str | Path], port: int = 0) -> None:
+    def __init__(self, folders: Iterable[str | Path], port: int = 0,
+                 max_upload: int = MAX_UPLOAD) -> None:  # fmt: skip
         from .app import make_app
+        from .tables import warm
 
-        self.folders = Folders(folders, readable=[DEMO_DATA])
+        # the imports and first calls of opening a table (a second or more), done before the
+        # URL is shown: in a thread, they would hold up the page's first requests
+        warm()
+        self.uploads = Path(tempfile.mkdtemp(prefix="incrowd-ui-uploads-"))  # mode 0700
+        self.folders = Folders(folders, readable=[DEMO_DATA, self.uploads])
         # bound here, before the URL is printed: the port is ours, and the Host rule knows it
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind(("127.0.0.1", port))
         self.port = self.socket.getsockname()[1]
         self.token = new_token()
-        self.app = make_app(self.folders, self.token, self.port)
+        self.app = make_app(self.folders, self.token, self.port, self.uploads, max_upload)
         self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"
         self.server: Any = None
 
@@ -58,6 +69,7 @@ class LocalApp:
             self.server.should_exit = True
 
     def close(self) -> None:
-        """Stop the runs still going and release the socket."""
+        """Stop the runs still going, release the socket, remove the uploads."""
         self.app.state.runs.close()
         self.socket.close()
+        shutil.rmtree(self.uploads, ignore_errors=True)

@@ -10,14 +10,23 @@ place the command line and the job file check it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import threading
 import warnings
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IncrowdWarning, cli_text
 from ..pipeline.job_writer import COLUMN_LISTS
 from ..pipeline.settings import Settings
+from .hierarchies import hierarchy_files, hierarchy_options, resolve_specs, shown_spec
 from .security import Folders
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ROLES", "TYPES", "choices", "form_settings", "open_path", "preview_hierarchy",
            "shown_warning"]  # fmt: skip
@@ -32,8 +41,16 @@ TYPES = {"auto": None, "category": "categorical", "number": "numeric", "code": "
 PREVIEW_ROWS = 20
 #: Values shown in a hierarchy's preview.
 PREVIEW_VALUES = 8
+#: What the page shows of inspect's row of a column.
+_SHOWN = ("column", "type", "distinct", "missing", "role", "hierarchy", "warnings")
+#: Tables read and views inferred, the last few (a table is read once for the preview).
+_TABLES: OrderedDict[Any, Any] = OrderedDict()
+_VIEWS: OrderedDict[Any, Any] = OrderedDict()
+_KEEP = 3
+_LOCK = threading.Lock()
 
 
+@functools.cache
 def choices() -> dict[str, Any]:
     """What the page's selects offer: methods, release forms, roles, types; and each
     setting's help, as ``incrowd anonymize --help`` shows it."""
@@ -42,6 +59,26 @@ def choices() -> dict[str, Any]:
     helps = {name: Settings.option(name).help for name in Settings.names()}
     return {"methods": sorted(CATALOGUE), "releases": ["generalized", "microaggregated",
             "centers"], "roles": list(ROLES), "types": list(TYPES), "help": helps}  # fmt: skip
+
+
+@functools.cache
+def warm() -> None:
+    """Import and run once what opening a table needs (pandas, the readers, the inference,
+    the schema), on a table of two rows: the app calls it as it starts (once per process),
+    so that the first table opened does not wait for a second of imports."""
+    import tempfile
+
+    from ..data.types import infer_types
+    from ..io.tables import read_table
+    from ..pipeline.job import build_schema  # noqa: F401 - the preview's modules
+
+    choices()
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = Path(folder) / "warm.csv"
+        path.write_text("age,zip,day,job\n30,02142,2024-03-05,clerk\n41,60615,2023-12-01,x\n")
+        table = read_table(path)
+        infer_types(table, list(table.columns))
 
 
 def open_path(folders: Folders, text: str, encoding: str | None = None) -> dict[str, Any]:
@@ -61,17 +98,12 @@ def open_path(folders: Folders, text: str, encoding: str | None = None) -> dict[
 
             msg = f"{path}: the job file names no input table"
             raise InputError(msg)
-        folders.resolve(job.input)
+        # its hierarchy files are already taken from the job file's folder
+        job = resolve_specs(folders, job, path.parent)
+        job = dataclasses.replace(job, input=str(folders.resolve(job.input)))
     else:
         job = Settings(input=str(path), encoding=encoding or None)
-    for spec in job.hierarchy.values():
-        _check_file(folders, spec)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", IncrowdWarning)
-        view = _inspect(job)
-    view["warnings"] = list(dict.fromkeys(
-        [shown_warning(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
-        + [w for column in view["columns"] for w in column["warnings"]]))  # fmt: skip
+    view = dict(_view(job))
     view["form"] = _form(job, view["columns"], from_job=path.suffix.lower() == ".toml")
     view["opened"] = str(path)
     return view
@@ -82,36 +114,96 @@ def shown_warning(message: Warning | str) -> str:
     return cli_text(message.marked() if isinstance(message, IncrowdWarning) else str(message))
 
 
-def _inspect(job: Settings) -> dict[str, Any]:
-    from ..data.types import infer_types, propose_hierarchy, propose_role
+def read_cached(job: Settings) -> pd.DataFrame:
+    """``job``'s table, read once per version of its file (path, size, time) and reading
+    options: the page's preview and a second opening reuse it (it must not be changed)."""
+    return _read(job)[0]
+
+
+def _read(job: Settings) -> tuple[pd.DataFrame, list[str]]:
+    """``job``'s table (cached) and the warnings reading it gave, as the page shows them."""
     from ..io.tables import read_table
 
     assert job.input is not None
-    table = read_table(job.input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
+
+    def read() -> tuple[pd.DataFrame, list[str]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", IncrowdWarning)
+            table = read_table(job.input, sep=job.sep, na_values=job.na_values,
+                               encoding=job.encoding)  # fmt: skip
+        return table, _shown(caught)
+
+    return _cached(_TABLES, _version(job), read)
+
+
+def _version(job: Settings) -> tuple[Any, ...]:
+    """The table's file by its path, size and time, with the options it is read with."""
+    assert job.input is not None
+    stat = Path(job.input).stat()
+    return (job.input, stat.st_size, stat.st_mtime_ns, job.sep, tuple(job.na_values),
+            job.encoding)  # fmt: skip
+
+
+def _cached(cache: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+    """``cache[key]``, made when missing; the :data:`_KEEP` last used are kept."""
+    with _LOCK:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    value = make()  # outside the lock: another table is not kept waiting
+    with _LOCK:
+        cache[key] = value
+        while len(cache) > _KEEP:
+            cache.popitem(last=False)
+    return value
+
+
+def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [shown_warning(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
+
+
+def _view(job: Settings) -> dict[str, Any]:
+    """What the page shows of ``job``'s table: read and inferred once per version of the
+    file and options, with the warnings both gave."""
+    table, read_warnings = _read(job)
     declared = {name: kind for kind, key in TYPES.items() if key for name in getattr(job, key)}
-    found = infer_types(table, list(table.columns), declared=declared, thousands=job.thousands,
-                        decimal=job.decimal, date_format=job.date_format)  # fmt: skip
+    key = (_version(job), tuple(sorted(declared.items())), job.thousands, job.decimal,
+           job.date_format)  # fmt: skip
+    view = _cached(_VIEWS, key, lambda: _inspect(job, table, declared))
+    return view | {"warnings": list(dict.fromkeys(read_warnings + view["warnings"])),
+                   "hierarchy_files": hierarchy_files(Path(job.input).parent)}  # fmt: skip
+
+
+def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> dict[str, Any]:
+    from ..data.inspection import column_row
+    from ..data.types import infer_types
+
+    assert job.input is not None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IncrowdWarning)
+        found = infer_types(table, list(table.columns), declared=declared,
+                            thousands=job.thousands, decimal=job.decimal,
+                            date_format=job.date_format)  # fmt: skip
     n_rows = len(table)
     columns = []
     for inference in found.values():
-        role, why = propose_role(inference, n_rows)
-        columns.append({
-            "column": inference.name, "type": inference.type.kind,
-            "distinct": inference.n_distinct, "missing": inference.n_missing,
-            "role": role, "role_reason": cli_text(why),
-            "hierarchy": propose_hierarchy(inference), "examples": list(inference.examples[:3]),
-            "warnings": [cli_text(w) for w in inference.warnings],
-        })  # fmt: skip
+        row = column_row(inference, n_rows)
+        columns.append(
+            {key: row[key] for key in _SHOWN}
+            | {"role_reason": cli_text(row["role_reason"]), "examples": row["examples"][:3]}
+        )
     head = table.head(PREVIEW_ROWS).astype(object).where(table.head(PREVIEW_ROWS).notna(), "")
     return {"input": job.input, "n_rows": n_rows, "columns": columns,
             "header": [str(c) for c in table.columns],
-            "rows": [[str(v) for v in row] for row in head.itertuples(index=False)]}  # fmt: skip
+            "rows": [[str(v) for v in row] for row in head.itertuples(index=False)],
+            "warnings": _shown(caught) + [w for c in columns for w in c["warnings"]],
+            "hierarchies": hierarchy_options(table, found)}  # fmt: skip
 
 
 def _form(job: Settings, columns: list[dict[str, Any]], *, from_job: bool) -> dict[str, Any]:
     """The form's starting state: a job file's settings, or what inspect proposes."""
     base = Path(job.input).parent if job.input else Path()
-    per_column = {}
+    per_column: dict[str, Any] = {}
     for column in columns:
         name = column["column"]
         if from_job:
@@ -122,9 +214,7 @@ def _form(job: Settings, columns: list[dict[str, Any]], *, from_job: bool) -> di
             spec = job.hierarchy.get(name)
         else:
             role, kind, spec = column["role"], "auto", column["hierarchy"]
-        if spec and Path(spec).is_absolute() and Path(spec).is_relative_to(base):
-            spec = str(Path(spec).relative_to(base))
-        per_column[name] = {"role": role, "type": kind, "hierarchy": spec or ""}
+        per_column[name] = {"role": role, "type": kind, "hierarchy": shown_spec(spec, base)}
     model = {name: getattr(job, name) for name in
              ("k", "l", "t", "suppression_limit", "method", "release", "seed", "encoding",
               "sep")}  # fmt: skip
@@ -158,9 +248,7 @@ def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
         if form.get(name):
             data[name] = str(form[name])
     job = Settings.from_mapping(data, "the form", base=table.parent)
-    for spec in job.hierarchy.values():
-        _check_file(folders, spec)
-    return job.check_run()
+    return resolve_specs(folders, job, table.parent).check_run()
 
 
 def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> dict[str, Any]:
@@ -169,7 +257,6 @@ def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> di
     labels, and what each level makes of a few of the column's values."""
     from ..data.columns import encode_qis, handle_missing
     from ..data.schema import Hierarchical
-    from ..io.tables import read_table
     from ..pipeline.job import build_schema
 
     settings = dict(form.get("columns") or {}).get(column)
@@ -180,8 +267,9 @@ def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> di
     one = {"input": form.get("input"), "encoding": form.get("encoding"), "sep": form.get("sep"),
            "columns": {column: dict(settings, role="quasi-identifier")}}  # fmt: skip
     job = form_settings(folders, one)  # k is not needed to build a hierarchy
-    assert job.input is not None
-    table = read_table(job.input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
+    table = read_cached(job)  # the table opened, not read again
+    if column in table.columns:  # the one column the hierarchy is built from, a copy
+        table = table[[column]].copy()
     schema = build_schema(job, table)
     kept, _ = handle_missing(table, schema, job.missing)  # type: ignore[arg-type]
     encode_qis(kept, schema)  # every value placed, as a run places them (else its error)
@@ -210,12 +298,3 @@ def _number(value: Any) -> Any:
             return float(text)
         except ValueError:
             return text  # the settings' check names it
-
-
-def _check_file(folders: Folders, spec: str) -> None:
-    """A hierarchy spelled as a file must lie inside the folders (a builder spec is no
-    file)."""
-    from ..data.hierarchy_specs import is_builder
-
-    if not is_builder(spec):
-        folders.resolve(spec)

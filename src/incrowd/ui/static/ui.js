@@ -8,7 +8,10 @@ const MODEL = ["k", "l", "t", "suppression_limit", "seed"];
 
 async function call(method, url, data) {
   const options = { method, headers: {} };
-  if (data !== undefined) {
+  if (data instanceof Blob) {  // an upload: the file itself is the body
+    options.headers["Content-Type"] = "application/octet-stream";
+    options.body = data;
+  } else if (data !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(data);
   }
@@ -47,7 +50,9 @@ function list(id, lines) {
 }
 
 async function choices() {
-  const c = await call("GET", "/api/choices");
+  // in the page itself (one request fewer before it is ready); else asked for
+  const given = document.body.dataset.choices;
+  const c = given ? JSON.parse(given) : await call("GET", "/api/choices");
   state.choices = c;
   for (const m of c.methods) $("method").appendChild(new Option(m, m));
   for (const r of c.releases) $("release").appendChild(new Option(r, r));
@@ -60,9 +65,33 @@ async function openTable(event) {
   event.preventDefault();
   fail("open-error", "");
   const query = new URLSearchParams({ path: $("path").value, encoding: $("encoding").value });
+  await opened(() => call("GET", "/api/open?" + query));
+}
+
+// a table sent through the file input: refused here when over the cap, and by the server
+// while it reads the body; then opened like a path
+async function uploadTable() {
+  const file = $("upload").files[0];
+  if (!file) return;
+  fail("open-error", "");
+  const cap = Number($("upload").dataset.max);
+  const query = new URLSearchParams({ name: file.name, encoding: $("encoding").value });
+  await opened(async () => {
+    if (file.size > cap) {
+      throw new Error(`refused: ${file.name} is larger than ${cap / 1048576} MiB, ` +
+                      "the most this app accepts");
+    }
+    const view = await call("POST", "/api/upload?" + query, file);
+    $("path").value = view.opened;
+    return view;
+  });
+  $("upload").value = "";
+}
+
+async function opened(fetchView) {
   let view;
   try {
-    view = await call("GET", "/api/open?" + query);
+    view = await fetchView();
   } catch (e) {
     fail("open-error", e.message);
     for (const id of ["table-step", "model-step", "run-step", "save-step"]) show(id, false);
@@ -85,12 +114,21 @@ async function openTable(event) {
     const role = select(state.choices.roles, form.role, "role");
     role.title = `proposed: ${column.role} (${column.role_reason})`;
     cell(row, "").appendChild(role);
-    cell(row, "").appendChild(select(state.choices.types, form.type, "type"));
+    const type = select(state.choices.types, form.type, "type");
+    cell(row, "").appendChild(type);
     const spec = document.createElement("input");
     spec.name = "hierarchy"; spec.size = 28; spec.value = form.hierarchy;
     spec.placeholder = column.hierarchy || "";
     spec.title = state.choices.help.hierarchy;
     const td = cell(row, "");
+    const pick = document.createElement("select");
+    pick.name = "hierarchy-choice"; pick.title = "hierarchies that fit the column's type";
+    const offer = () => offered(pick, view, column, type.value, spec.value);
+    offer();
+    type.addEventListener("change", offer);
+    pick.addEventListener("change", () => { spec.value = pick.value; });
+    spec.addEventListener("change", offer);
+    td.appendChild(pick);
     td.appendChild(spec);
     const look = document.createElement("button");
     look.type = "button"; look.textContent = "levels"; look.className = "show levels";
@@ -112,6 +150,22 @@ async function openTable(event) {
   $("release").value = view.form.release || "generalized";
   $("encoding").value = view.form.encoding || $("encoding").value;
   for (const id of ["table-step", "model-step"]) show(id);
+}
+
+// the hierarchies offered for a column: those built from the data that fit the type chosen
+// (auto: the inferred one), then the hierarchy files beside the table, its own named first
+function offered(pick, view, column, chosen, current) {
+  const kind = chosen === "auto" ? column.type : chosen;
+  const files = view.hierarchy_files || [];
+  const mine = files.filter((f) => f.toLowerCase().includes(column.column.toLowerCase()));
+  const items = [
+    { spec: "", label: "none: the type's default" },
+    ...(view.hierarchies[column.column] || []).filter((o) => o.fits === kind),
+    ...[...mine, ...files.filter((f) => !mine.includes(f))].map(
+      (f) => ({ spec: f, label: `file: ${f}` })),
+  ];
+  if (!items.some((o) => o.spec === current)) items.push({ spec: current, label: "typed below" });
+  pick.replaceChildren(...items.map((o) => new Option(o.label, o.spec, false, o.spec === current)));
 }
 
 function form() {
@@ -214,6 +268,7 @@ function display(status) {
   list("run-warnings", status.warnings);
   $("report-link").href = `/runs/${status.id}/report`;
   $("report").src = `/runs/${status.id}/report`;
+  showPlots(status.look);
   show("result"); show("save-step");
   list("saved", []);
 }
@@ -240,6 +295,7 @@ function compare(status) {
   });
   cell(row, "").appendChild(button);
   for (const r of table.tBodies[0].rows) r.classList.toggle("shown", r === row);
+  compareDetail([...state.done.values()]);
   show("compare-step");
 }
 
@@ -264,6 +320,7 @@ async function save(event) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("open-form").addEventListener("submit", openTable);
+  $("upload").addEventListener("change", uploadTable);
   $("model-form").addEventListener("submit", run);
   $("cancel").addEventListener("click", cancel);
   $("save-form").addEventListener("submit", save);

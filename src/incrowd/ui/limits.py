@@ -1,0 +1,126 @@
+"""What the local app accepts: the size of a request's body (checked while it is read, never
+after), the files uploaded through the page, and how many runs a session holds.
+
+- **JSON bodies** (a form) are capped at :data:`MAX_BODY`; **uploads** at the cap
+  ``incrowd ui --max-upload MB`` sets (:data:`MAX_UPLOAD` by default). A ``Content-Length``
+  over the cap is refused before a byte is read, and the bytes are counted as they come, so
+  a body that lies about its length is refused at the first chunk past the cap
+  (:class:`TooLarge`, answered 413).
+- An **upload** is written into a folder of its own inside the app's private folder
+  (mode 0700, removed when the app stops), under a hidden name until its last byte came:
+  a refused or broken upload leaves no file. The folder is then read like any opened,
+  read-only folder.
+- **Runs**: at most :data:`MAX_RUNS` per session and :data:`MAX_RUNNING` at once
+  (:class:`TooMany`, answered 429): each run holds a worker process and its release.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["MAX_BODY", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD", "TooLarge", "TooMany",
+           "admit_run", "read_json", "receive_upload"]  # fmt: skip
+
+#: The largest JSON body the app reads (a form of a few hundred columns fits).
+MAX_BODY = 1 << 20
+#: The largest upload by default (``incrowd ui --max-upload MB``).
+MAX_UPLOAD = 200 << 20
+#: Runs a session keeps (their releases and reports stay in memory until the app stops).
+MAX_RUNS = 20
+#: Runs going at once (each a worker process; the machine has few cores).
+MAX_RUNNING = 2
+#: An uploaded file's name: letters, digits, - _ . and a table's suffix.
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(csv|tsv|txt|parquet|pq)", re.IGNORECASE)
+
+T = TypeVar("T")
+_ADMIT = threading.Lock()
+
+
+class TooLarge(Exception):
+    """A request body over its cap (answered 413)."""
+
+
+class TooMany(Exception):
+    """A run over the session's limits (answered 429)."""
+
+
+def _megabytes(cap: int) -> str:
+    return f"{cap / (1 << 20):g} MiB"
+
+
+async def _capped(headers: Mapping[str, str], chunks: AsyncIterator[bytes], cap: int,
+                  what: str) -> AsyncIterator[bytes]:  # fmt: skip
+    """The body's chunks, refused (:class:`TooLarge`) as soon as it is known to exceed
+    ``cap``: by its ``Content-Length``, else at the chunk that passes it."""
+    too_large = f"{what} is larger than {_megabytes(cap)}, the most this app accepts"
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise TooLarge(too_large)
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > cap:
+            raise TooLarge(too_large)
+        yield chunk
+
+
+async def read_json(request: Any, cap: int = MAX_BODY) -> dict[str, Any]:
+    """The request's JSON object, its body read at most ``cap`` bytes far; ValueError for
+    anything but a JSON object."""
+    raw = b"".join([c async for c in _capped(request.headers, request.stream(), cap,
+                                             "the request")])  # fmt: skip
+    data = json.loads(raw or b"{}")
+    if not isinstance(data, dict):
+        raise ValueError("the request must be a JSON object")
+    return data
+
+
+async def receive_upload(request: Any, folder: Path, name: str, cap: int) -> Path:
+    """Write the request's body, a file called ``name``, into a new folder of its own under
+    ``folder``; its path. A name that is not a plain table file name is a ValueError; a body
+    over ``cap`` is :class:`TooLarge`, and nothing is left written."""
+    if not _NAME.fullmatch(name):
+        msg = (f"{name!r} is not a table's plain file name (letters, digits, - _ ., ending "
+               ".csv, .tsv, .txt, .parquet or .pq)")  # fmt: skip
+        raise ValueError(msg)
+    chunks = _capped(request.headers, request.stream(), cap, f"{name}")
+    first = await anext(chunks, b"")  # a Content-Length over the cap: refused before any file
+    place = folder / secrets.token_hex(8)
+    place.mkdir(mode=0o700)
+    part = place / f".{name}.part"
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(first)
+            async for chunk in chunks:
+                out.write(chunk)
+        return part.replace(place / name)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        place.rmdir()
+        raise
+
+
+def admit_run(runs: Any, start: Callable[[], T]) -> T:
+    """``start()`` when ``runs`` (:class:`~incrowd.ui.runs.Runs`) holds fewer than
+    :data:`MAX_RUNS` runs, fewer than :data:`MAX_RUNNING` of them going; else
+    :class:`TooMany`."""
+    with _ADMIT:  # the count and the start at once: two clicks do not both pass
+        held = list(runs.runs.values())
+        going = sum(run.state == "running" for run in held)
+        if going >= MAX_RUNNING:
+            msg = (f"{going} runs are going, the most at once: wait for one to finish or "
+                   "cancel it")  # fmt: skip
+            raise TooMany(msg)
+        if len(held) >= MAX_RUNS:
+            msg = (f"this session holds {len(held)} runs, the most it keeps: save what you "
+                   "need and restart incrowd ui")  # fmt: skip
+            raise TooMany(msg)
+        return start()
