@@ -30,7 +30,9 @@ __all__ = [
     "IncrowdWarning",
     "FLAGS",
     "cli_text",
+    "one_line",
     "option",
+    "problem",
     "python_text",
 ]
 
@@ -156,3 +158,26 @@ class IncrowdWarning(_Marked, UserWarning):
     """Something the user asked for has no effect, or a guess about their data could be
     wrong; the command line prints each as one ``warning:`` line (issued with
     :func:`warnings.warn`, so Python callers can filter or raise them)."""
+
+
+def problem(exc: BaseException) -> str | None:
+    """What is wrong with the input or the files, in the command line's words (its flags);
+    None for an exception that is neither an :class:`IncrowdError` nor an ``OSError``."""
+    if isinstance(exc, IncrowdError):
+        return cli_text(exc.marked())
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}: {exc.filename or ''}"
+    return None
+
+
+def one_line(exc: BaseException) -> str:
+    """The command line's one line for ``exc``: ``error: …`` for a :func:`problem`,
+    ``internal error: Type: …`` for anything else (a bug).
+
+    >>> one_line(InputError(f"no rows ({option('missing', 'drop')})"))
+    'error: no rows (--missing drop)'
+    >>> one_line(KeyError("k"))
+    "internal error: KeyError: 'k'"
+    """
+    said = problem(exc)
+    return f"error: {said}" if said is not None else f"internal error: {type(exc).__name__}: {exc}"

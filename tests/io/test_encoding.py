@@ -190,3 +190,12 @@ def test_rows_of_the_wrong_length_in_cp1252_and_utf16(tmp_path):
     wide.write_bytes("a\tb\nKöln\t1\nMaß\t2\t3\n".encode("utf-16"))
     with pytest.raises(InputError, match="Expected 2 fields in line 3, saw 3"):
         read_table(wide, encoding="utf-16", columns=["a"])
+
+
+def test_a_named_codec_that_refuses_the_file_is_one_input_error(tmp_path):
+    """UTF-16 named for a UTF-8 file: the codec raises a plain UnicodeError (no BOM), which
+    must be the user's error naming the file and the flag, not an internal error."""
+    path = tmp_path / "plain.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"plain\.csv: cannot be read as utf-16.*encoding"):
+        read_table(path, encoding="utf-16")

@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text
+from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text, problem
 
 __all__ = [
     "TERMINATED",
@@ -152,7 +152,7 @@ def errors() -> Iterator[None]:
         error(exc.marked())
         raise typer.Exit(2) from None
     except OSError as exc:
-        error(f"{exc.strerror or exc}: {exc.filename or ''}")
+        error(problem(exc) or "")
         raise typer.Exit(2) from None
     except typer.Exit:
         raise

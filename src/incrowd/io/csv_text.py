@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, option
 from .text_encoding import decode_error, text_encoding
 
 __all__ = [
@@ -30,8 +30,11 @@ _SEPARATORS = ",;\t|"
 def detect_sep(path: Path, sample_bytes: int = 65536, encoding: str = "utf-8-sig") -> str:
     """Guess the separator of a delimited text file (read as ``encoding``) from its first
     lines."""
-    with path.open(newline="", encoding=encoding, errors="replace") as fh:
-        sample = fh.read(sample_bytes)
+    try:
+        with path.open(newline="", encoding=encoding, errors="replace") as fh:
+            sample = fh.read(sample_bytes)
+    except UnicodeError as exc:  # "replace" covers bad bytes, not a codec that refuses all
+        raise _codec_refused(path, encoding, exc) from exc
     lines = sample.splitlines()
     if not lines:
         return ","
@@ -118,8 +121,15 @@ def csv_errors(
         yield
     except UnicodeDecodeError as exc:
         raise decode_error(path, encoding, exc, guessed=guessed) from exc
+    except UnicodeError as exc:
+        raise _codec_refused(path, encoding, exc) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         raise unreadable(path, sep, str(exc).strip()) from exc
+
+
+def _codec_refused(path: Path, encoding: str, exc: UnicodeError) -> InputError:
+    return InputError(f"{path}: cannot be read as {encoding} ({exc}); name the file's encoding "
+                      f"with {option('encoding')} (e.g. utf-8, cp1252, latin-1)")  # fmt: skip
 
 
 def unreadable(path: Path, sep: str, why: str) -> InputError:
