@@ -21,6 +21,8 @@ __all__ = [
     "Interval",
     "OneOf",
     "PositiveInt",
+    "RISK_THRESHOLD",
+    "RISK_THRESHOLD_DEFAULT",
     "Seed",
     "SetupCostValue",
     "Weights",
@@ -158,6 +160,13 @@ class Interval(Constraint):
         left = "(" if self.open_low else "["
         right = "]" if self.closed_high else ")"
         return f"{left}{self.low:g}, {self.high:g}{right}"
+
+
+#: A re-identification probability above which a record is at risk (``assess_risk``'s
+#: ``threshold``, ``incrowd report --risk-threshold``, ``incrowd risk --threshold``).
+RISK_THRESHOLD = Interval(0.0, 1.0, open_low=True, closed_high=True)
+#: Its default.
+RISK_THRESHOLD_DEFAULT = 0.2
 
 
 class WholeNumber(Constraint):

@@ -152,3 +152,14 @@ def test_a_release_read_without_its_hierarchy_is_a_clear_error():
     published = pd.DataFrame({"city": ["ab", "ab", "cd", "cd"], "x": range(4)})
     with pytest.raises(InputError, match="give the hierarchy"):
         assess_risk(table, published, schema)
+
+
+def test_a_threshold_outside_0_1_is_refused_by_the_one_check():
+    from incrowd.errors import ParameterError
+    from incrowd.measures.risk import assess_risk
+
+    table = pd.DataFrame({"a": [1, 2, 3, 4]})
+    schema = Schema({"a": Numeric()})
+    for bad in (0, 1.5, -0.1):
+        with pytest.raises(ParameterError, match=r"threshold must be in \(0, 1\]"):
+            assess_risk(table, table, schema, k=2, threshold=bad)

@@ -3,10 +3,6 @@ name, and the command classes every command uses.
 
 The declarations are ``Annotated`` aliases: typer reads them from a command module's
 globals, so a command module imports the ones its signature names.
-
->>> from incrowd.measures.risk import DEFAULT_THRESHOLD
->>> RISK_THRESHOLD_DEFAULT == DEFAULT_THRESHOLD
-True
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from ..params import Interval
+from ..params import RISK_THRESHOLD, RISK_THRESHOLD_DEFAULT
 from ..pipeline.settings import Settings
 from ._output import parse_pairs
 
@@ -90,13 +86,6 @@ MissingOpt = Annotated[
     str | None,
     typer.Option(help=Settings.option("missing").help, show_default="the release's, else keep"),
 ]
-
-#: A re-identification probability above which a record is at risk (``incrowd report
-#: --risk-threshold``, ``incrowd risk --threshold``), checked by :func:`check_risk_threshold`.
-RISK_THRESHOLD = Interval(0.0, 1.0, open_low=True, closed_high=True)
-#: Its default: :data:`incrowd.measures.risk.DEFAULT_THRESHOLD`, not imported (``--help``
-#: loads no pandas); the doctest below keeps the two equal.
-RISK_THRESHOLD_DEFAULT = 0.2
 
 
 def _threshold_option(flag: str) -> Any:

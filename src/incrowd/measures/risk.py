@@ -53,6 +53,7 @@ from ..data.schema import Schema
 from ..errors import InputError
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
+from ..params import RISK_THRESHOLD, RISK_THRESHOLD_DEFAULT
 from ..privacy.models import published_figures
 from ..release.generalize import SUPPRESSED_VALUE
 from ..space.metric_space import MetricSpace
@@ -63,7 +64,7 @@ __all__ = ["RiskReport", "assess_risk"]
 
 #: Records whose risk exceeds this are "at risk" unless a threshold is given (ARX's default
 #: highest acceptable risk of 20 %).
-DEFAULT_THRESHOLD = 0.2
+DEFAULT_THRESHOLD = RISK_THRESHOLD_DEFAULT
 #: Distinct original rows compared with every published center at a time.
 LINK_CHUNK = 2048
 
@@ -125,9 +126,7 @@ def assess_risk(
     against. See the module docstring for how each release form is matched.
     """
     meta = ReleaseMetadata.of(metadata)
-    if not 0 < threshold <= 1:
-        msg = f"the risk threshold must be in (0, 1], got {threshold!r}"
-        raise InputError(msg)
+    RISK_THRESHOLD.check("threshold", threshold, 0)
     qi = list(schema.qi_names)
     missing = [c for c in qi if c not in published.columns]
     if missing:
