@@ -42,17 +42,35 @@ from ..measures.risk import DEFAULT_THRESHOLD, assess_risk
 from . import data, provenance, words
 from .verdict import check_release
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Measured", "Report", "build_report"]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the report measured of a release: its form, quasi-identifiers, the loss
+    (:func:`~incrowd.measures.loss.evaluate_release`), the risk
+    (:func:`~incrowd.measures.risk.assess_risk`), the release's check
+    (:func:`~incrowd.report.verdict.check_release`), the input's size and each
+    quasi-identifier's plots before and after; the app's comparison reads them too."""
+
+    form: str
+    qi: list[str]
+    figures: dict[str, Any]
+    risk: Any
+    check: Any
+    n_input: int
+    distributions: list[Any]
 
 
 @dataclass(frozen=True)
 class Report:
-    """A built report: the page, its verdict (``"holds"``, ``"warnings"`` or ``"fails"``)
-    and its warnings, one plain line each (the page shows them too)."""
+    """A built report: the page, its verdict (``"holds"``, ``"warnings"`` or ``"fails"``),
+    its warnings, one plain line each (the page shows them too), and what it measured."""
 
     html: str
     verdict: str
     warnings: tuple[str, ...]
+    measured: Measured | None = None
 
 
 def _jinja() -> Any:
@@ -101,6 +119,7 @@ def build_report(
     risk = assess_risk(original, published, schema, metadata=meta, threshold=risk_threshold)
     check = check_release(published, qi, meta, risk, sensitive, sources)
     n_input = int(meta.n_input if meta.n_input is not None else len(original))
+    distributions = data.distributions(original, published, qi, form, meta)
     files_ = provenance.files_of(meta, sources)
     method = provenance.method_of(meta)
     identity = provenance.identity(meta, files_, method)
@@ -120,7 +139,6 @@ def build_report(
         )
         for name, level in (meta.levels or {}).items()
     ]
-    distributions = data.distributions(original, published, qi, form, meta)
     page = env.get_template("report.html.j2").render(
         title=title,
         generator_version=__version__,
@@ -146,4 +164,5 @@ def build_report(
         map=data.map_plot(published, qi, form),
         glossary=words.GLOSSARY,
     )
-    return Report(page, check.verdict, tuple(w.text for w in check.warnings))
+    measured = Measured(form, qi, figures, risk, check, n_input, distributions)
+    return Report(page, check.verdict, tuple(w.text for w in check.warnings), measured)

@@ -1,13 +1,13 @@
 """What the page shows of a finished run beside the report: the figures the comparison of
 runs puts side by side, and the report's own plots of the data before and after.
 
-Computed once, in the run's worker, from the original and the release it has just read
-(:func:`incrowd.report.reading.load`), by the measures the report uses
-(:func:`~incrowd.measures.loss.evaluate_release`, :func:`~incrowd.measures.risk.assess_risk`,
-:func:`~incrowd.report.verdict.check_release`)
-and drawn by the report's own plots (:mod:`incrowd.report.data`: small SVG images as
-``data:`` URIs, which the page's Content-Security-Policy allows as images, where no script
-runs). Every value is also given as the report shows it (:func:`incrowd.report.words.figure`).
+Taken, in the run's worker, from what the run's report measured
+(:class:`incrowd.report.Measured`: :func:`~incrowd.measures.loss.evaluate_release`,
+:func:`~incrowd.measures.risk.assess_risk`, :func:`~incrowd.report.verdict.check_release`),
+never measured again, and drawn by the report's own plots (:mod:`incrowd.report.data`:
+small SVG images as ``data:`` URIs, which the page's Content-Security-Policy allows as
+images, where no script runs). Every value is also given as the report shows it
+(:func:`incrowd.report.words.figure`).
 
 Groups of :func:`look`'s ``"compare"``, each a list of ``[label, shown, sentence]`` rows:
 
@@ -38,28 +38,20 @@ def _said(found: Any) -> list[str]:
     return [found.label, found.text, found.sentence]
 
 
-def look(loaded: Any) -> dict[str, Any]:
+def look(loaded: Any, measured: Any) -> dict[str, Any]:
     """The comparison's groups (``"compare"``: group name → rows) and the plots
     (``"plots"``: per quasi-identifier its ``before`` and ``after``; the ``risk``
     distribution; the ``classes`` by size) of the release ``loaded`` holds
-    (:class:`~incrowd.report.reading.Loaded`)."""
+    (:class:`~incrowd.report.reading.Loaded`), from what its report ``measured``
+    (:class:`~incrowd.report.Measured`)."""
     from ..io.metadata import ReleaseMetadata
-    from ..io.release_format import COUNT
-    from ..measures.loss import evaluate_release
-    from ..measures.risk import assess_risk
     from ..report import data, words
-    from ..report.verdict import check_release
 
     meta = ReleaseMetadata.of(loaded.files.metadata)
-    original, published, schema = loaded.table, loaded.files.table, loaded.schema
-    qi = list(schema.qi_names)
-    form = meta.release or ("centers" if COUNT in published.columns else "records")
-    sensitive = [c for c in (schema.sensitive or meta.sensitive) if c in published.columns]
-    figures = evaluate_release(original, published, schema, meta)
-    risk = assess_risk(original, published, schema, metadata=meta)
-    check = check_release(published, qi, meta, risk, sensitive, None)
+    published = loaded.files.table
+    form, qi, figures = measured.form, measured.qi, measured.figures
+    risk, check, n_input = measured.risk, measured.check, measured.n_input
     k = check.report.k_achieved
-    n_input = int(meta.n_input if meta.n_input is not None else len(original))
     key = {f.name: f for f in words.key_figures(meta, check, figures, form, n_input)}
     loss = [_row(f"NCP of {row['column']}", row["ncp"]) for row in data.loss_rows(
         published, qi, figures, form)]  # fmt: skip
@@ -77,7 +69,7 @@ def look(loaded: Any) -> dict[str, Any]:
     return {
         "compare": {"loss per attribute": loss, "risk": risky, "classes": classes},
         "plots": {
-            "distributions": data.distributions(original, published, qi, form, meta),
+            "distributions": measured.distributions,
             "risk": data.risk_plot(risk),
             "classes": data.class_sizes_plot(risk.class_sizes),
         },

@@ -189,7 +189,7 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             stage("building the report")
             loaded = load(Path(job.input), path)
             report = report_on_files(Path(job.input), path, loaded)
-            shown = look(loaded)
+            shown = look(loaded, report.measured)
         noted = [shown_warning(w.message) for w in caught
                  if issubclass(w.category, IncrowdWarning)]  # fmt: skip
         done = {"release": result, "sep": sep, "verdict": report.verdict,
