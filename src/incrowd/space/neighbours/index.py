@@ -10,7 +10,8 @@ always exactly:
 - **numbers only**: a KD-tree (scipy ``cKDTree``; :mod:`.kdtree`);
 - **labels**: a compiled scan over the distinct rows with early exit, on the codes, in
   parallel chunks (:mod:`.scan`); at any size when no attribute level has more than
-  :data:`WIDE_CODES` values, else up to :data:`SCAN_LISTS_MAX_DISTINCT` distinct rows;
+  :data:`WIDE_CODES` values, else up to :data:`SCAN_LISTS_MAX_DISTINCT` distinct rows if
+  it can stop early (:attr:`.RowScan.stops_early`);
 - **more distinct rows with wide levels**: a split by agreement on the wide levels, each
   group searched by a KD-tree on the narrow attributes (:mod:`.split`). Memory and time
   grow with the records, not with records × values.
@@ -41,13 +42,11 @@ if TYPE_CHECKING:
 
 __all__ = ["NeighbourIndex", "SCAN_LISTS_MAX_DISTINCT", "SCAN_MAX_DISTINCT", "WIDE_CODES"]
 
-#: Ball, nearest-center and count queries over labels scan the distinct rows up to this
-#: many of them.
+#: Ball, nearest-center and count queries over labels scan the distinct rows up to this many.
 SCAN_MAX_DISTINCT = 40_000
-#: Neighbour lists scan the distinct rows up to this many of them when an attribute level is
-#: wide; without one, at any size: the scan was faster and leaner than the split search at
-#: every size measured, up to 800,000 census rows (``python benchmarks/neighbour_lists.py``;
-#: figures in ``benchmarks/results/notes/io-space-data.md``).
+#: Neighbour lists scan up to this many distinct rows when an attribute level is wide (and
+#: the scan can stop early): faster and leaner than the split search up to 800,000 census
+#: rows (``python benchmarks/neighbour_lists.py``; ``benchmarks/results/notes/io-space-data.md``).
 SCAN_LISTS_MAX_DISTINCT = 1_000_000
 #: An attribute level with more codes than this is searched by agreement, not embedded.
 WIDE_CODES = 64
@@ -158,8 +157,9 @@ class NeighbourIndex:
 
     def _scans_lists(self, rows: Geometry) -> bool:
         """Whether the neighbour lists of the distinct ``rows`` come from a scan."""
+        wide = bool((rows.widths > WIDE_CODES).any())
         return bool(rows.codes.shape[1]) and (
-            rows.n <= SCAN_LISTS_MAX_DISTINCT or not (rows.widths > WIDE_CODES).any()
+            not wide or (rows.n <= SCAN_LISTS_MAX_DISTINCT and self._scan.stops_early)
         )
 
     def _compute_lists(self, k: int) -> tuple[np.ndarray, np.ndarray]:
