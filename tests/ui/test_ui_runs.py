@@ -103,13 +103,96 @@ def test_saving_follows_the_command_lines_overwrite_policy(client, origin, tmp_p
     hidden = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "../x"},
                          headers=origin)  # fmt: skip
     assert hidden.status_code == 403
-    # the input changed since the run: the report is built on it as it is now
+    # one Save of a run at a time: a second one, while the first goes, is refused
+    worker = client.app.state.runs.get(run)
+    with worker.saving:
+        twice = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "d"},
+                            headers=origin)  # fmt: skip
+    assert twice.status_code == 400 and "being saved" in twice.json()["error"]
+    assert {p.name: p.stat().st_mtime_ns for p in work.iterdir()} == before
+    # the input changed since the run: refused, nothing written
     table.write_text(table.read_text() + "60,M,a\n")
     changed = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "c"},
                           headers=origin)  # fmt: skip
-    assert changed.status_code == 200, changed.text
-    page = (work / "c-report.html").read_bytes()
-    assert page == cli_report(table, work / "c.csv") and b"c.csv" in page
+    assert changed.status_code == 400, changed.text
+    assert changed.json()["error"] == (f"error: {table} changed since the run: run again to "
+                                       "save a release of it as it is now")  # fmt: skip
+    # the input gone: refused with the command line's one line, nothing written
+    table.unlink()
+    gone = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "c"},
+                       headers=origin)  # fmt: skip
+    assert gone.status_code == 400, gone.text
+    assert gone.json()["error"] == f"error: No such file or directory: {table}"
+    assert sorted(p.name for p in work.iterdir()) == ["r-report.html", "r.csv", "r.json",
+                                                      "r.toml"]  # fmt: skip
+
+
+def test_a_changed_hierarchy_file_refuses_the_save(client, origin, tmp_path):
+    work = tmp_path / "work"
+    (work / "t.csv").write_text("age,sex\n30,M\n31,F\n40,M\n41,F\n")
+    (work / "sex.csv").write_text("M;*\nF;*\n")
+    form = {"input": "t.csv", "k": 2, "columns": {
+        "sex": {"role": "quasi-identifier", "hierarchy": "sex.csv"}}}  # fmt: skip
+    response = client.post("/api/runs", json=form, headers=origin)
+    assert response.status_code == 200, response.text
+    run = response.json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    (work / "sex.csv").write_text("M;person\nF;person\n")
+    changed = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                          headers=origin)  # fmt: skip
+    assert changed.status_code == 400 and "sex.csv changed since the run" in changed.text
+    assert sorted(p.name for p in work.iterdir()) == ["sex.csv", "t.csv"]
+
+
+def test_an_uploaded_table_is_saved_beside_its_release(client, local, origin, tmp_path):
+    import tomllib
+
+    work = tmp_path / "work"
+    body = b"age,sex\n30,M\n31,F\n40,M\n41,F\n"
+    view = client.post("/api/upload", params={"name": "up.csv"}, content=body, headers=origin)
+    assert view.status_code == 200, view.text
+    form = dict(view.json()["form"], input=view.json()["input"], k=2)
+    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                        headers=origin)  # fmt: skip
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["input"] == str(work / "r-input.csv")
+    assert (work / "r-input.csv").read_bytes() == body
+    job = tomllib.loads((work / "r.toml").read_text())
+    assert (work / job["input"]).resolve() == work / "r-input.csv"
+    local.close()  # the uploads go; the job file still runs
+    from typer.testing import CliRunner
+
+    from incrowd.cli.app import app as cli
+
+    again = CliRunner().invoke(cli, ["anonymize", "--config", str(work / "r.toml"),
+                                     "--out", str(work / "again.csv")])  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert (work / "again.csv").read_bytes() == (work / "r.csv").read_bytes()
+
+
+def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, tmp_path,
+                                                        monkeypatch):  # fmt: skip
+    from incrowd.errors import OutputError
+
+    work = tmp_path / "work"
+    body = b"age,sex\n30,M\n31,F\n40,M\n41,F\n"
+    view = client.post("/api/upload", params={"name": "up.csv"}, content=body, headers=origin)
+    form = dict(view.json()["form"], input=view.json()["input"], k=2)
+    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    release = local.app.state.runs.get(run).result["release"]
+
+    def fails(*args, **kwargs):
+        raise OutputError("cannot write r.csv: disk full")
+
+    monkeypatch.setattr(type(release), "write", fails)
+    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                        headers=origin)  # fmt: skip
+    assert saved.status_code == 400, saved.text
+    assert saved.json()["error"] == "error: cannot write r.csv: disk full"
+    assert list(work.iterdir()) == []
 
 
 def cli_report(table, release):

@@ -342,11 +342,11 @@ def test_runs_are_limited(client, local, origin):
     (local.folders.writable[0] / "t.csv").write_text("age,sex\n30,M\n40,F\n")
     form = {"input": "t.csv", "k": 2, "columns": {"age": {"role": "quasi-identifier"}}}
     held = local.app.state.runs.runs
-    held |= {f"r{i}": SimpleNamespace(state="running") for i in range(MAX_RUNNING)}
+    held |= {f"r{i}": SimpleNamespace(state="running", result=None) for i in range(MAX_RUNNING)}
     going = client.post("/api/runs", json=form, headers=origin)
     assert going.status_code == 429 and "runs are going" in going.json()["error"]
     held.clear()
-    held |= {f"r{i}": SimpleNamespace(state="done") for i in range(MAX_RUNS)}
+    held |= {f"r{i}": SimpleNamespace(state="done", result={}) for i in range(MAX_RUNS)}
     kept = client.post("/api/runs", json=form, headers=origin)
     assert kept.status_code == 429 and "the most it keeps" in kept.json()["error"]
     held.clear()

@@ -3,6 +3,7 @@ per start; Starlette and uvicorn are imported only when the command runs."""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Annotated
@@ -48,7 +49,7 @@ def ui(
         for path in folder or []:
             if not path.is_dir():
                 raise InputError(f"--folder {path}: not a folder")
-        if not max_upload > 0:
+        if not (math.isfinite(max_upload) and max_upload > 0):
             raise InputError(f"--max-upload {max_upload:g}: must be a number of MiB above 0")
         local = LocalApp(folder or [Path.cwd()], port, max_upload=int(max_upload * (1 << 20)))
     out_console.print(f"incrowd ui: {local.url}", soft_wrap=True, highlight=False)

@@ -14,9 +14,11 @@
 ``POST /api/runs/ID/save``               save release, report and job file into a folder
 =======================================  ===================================================
 
-A user error is answered 400 with the command line's one line (``error: ...``, flags named
-as flags); a path outside the folders 403; a body over its cap 413 and a run over the
-session's limits 429 (:mod:`incrowd.ui.limits`).
+A user error, and a malformed request (a body that is not a JSON object, a form of the
+wrong shape, a path with a NUL), is answered 400 with the command line's one line
+(``error: ...``, flags named as flags); a path outside the folders 403; a body over its cap
+413 and a run over the session's limits 429 (:mod:`incrowd.ui.limits`); anything else (a
+bug) 500 with the command line's ``internal error: Type: ...`` line, never a traceback.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ..errors import IncrowdError, cli_text
+from ..errors import IncrowdError, one_line
 from .limits import TooLarge, TooMany, admit_run, read_json, receive_upload
 from .runs import Runs, save
-from .security import Folders, Forbidden, Guard
+from .security import PLAIN_NAME, Folders, Forbidden, Guard
 from .tables import choices, form_settings, open_path, preview_hierarchy
 
 __all__ = ["make_app"]
@@ -44,8 +46,8 @@ _PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-sr
 _REPORT_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                   "frame-ancestors 'self'; sandbox")  # fmt: skip
 _STATIC = {"ui.js": "text/javascript", "look.js": "text/javascript", "ui.css": "text/css"}
-#: A saved release's name: letters, digits, - _ . (no folder, no hidden file).
-_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+#: A saved release's name: a plain file name.
+_STEM = re.compile(PLAIN_NAME)
 
 
 def make_app(folders: Folders, token: str, port: int, uploads: Path | None = None,
@@ -68,20 +70,28 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
     headers = {"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
                "Cache-Control": "no-store"}  # fmt: skip
 
+    def failed(exc: Exception) -> Any:
+        """The one line for ``exc``: 403, 400 (a user's error), else 500 (a bug)."""
+        if isinstance(exc, Forbidden):
+            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        status = 400 if isinstance(exc, IncrowdError | OSError) else 500
+        return JSONResponse({"error": one_line(exc)}, status, headers=headers)
+
     def answer(work: Callable[[], Any]) -> Any:
         try:
             return JSONResponse(work(), headers=headers)
-        except Forbidden as exc:
-            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
-        except IncrowdError as exc:
-            return JSONResponse({"error": f"error: {cli_text(exc.marked())}"}, 400,
-                                headers=headers)  # fmt: skip
-        except OSError as exc:
-            return JSONResponse({"error": f"error: {exc.strerror or exc}: {exc.filename or ''}"},
-                                400, headers=headers)  # fmt: skip
+        except (TooLarge, TooMany):  # the app's handlers answer them (413, 429)
+            raise
+        except Exception as exc:  # every request answers one line, never a traceback page
+            return failed(exc)
 
-    async def body(request: Request) -> dict[str, Any]:
-        return await read_json(request)  # its size checked as it is read (TooLarge: 413)
+    async def body(request: Request) -> dict[str, Any] | Response:
+        """The request's JSON object (its size checked as it is read: TooLarge, 413), or the
+        answer refusing it (400)."""
+        try:
+            return await read_json(request)
+        except IncrowdError as exc:
+            return failed(exc)
 
     # the page (nothing in it changes while the app runs) and its files are made once; the
     # files are revalidated when the page is loaded again (304)
@@ -113,10 +123,9 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
             folders, query.get("path", ""), query.get("encoding") or None))  # fmt: skip
 
     async def api_start(request: Request) -> Response:
-        try:
-            form = await body(request)
-        except (Forbidden, ValueError) as exc:
-            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        form = await body(request)
+        if not isinstance(form, dict):
+            return form
         return await run_in_threadpool(answer, lambda: admit_run(
             runs, lambda: runs.start(form_settings(folders, form))).status())  # fmt: skip
 
@@ -133,10 +142,9 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
             folders, str(path), query.get("encoding") or None))  # fmt: skip
 
     async def api_hierarchy(request: Request) -> Response:
-        try:
-            form = await body(request)
-        except (Forbidden, ValueError) as exc:
-            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        form = await body(request)
+        if not isinstance(form, dict):
+            return form
         column = request.query_params.get("column", "")
         return await run_in_threadpool(answer, lambda: preview_hierarchy(folders, form, column))
 
@@ -166,10 +174,9 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
         )
 
     async def api_save(request: Request) -> Response:
-        try:
-            form = await body(request)
-        except (Forbidden, ValueError) as exc:
-            return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        form = await body(request)
+        if not isinstance(form, dict):
+            return form
 
         def write() -> dict[str, str]:
             run = _run(request)
@@ -178,7 +185,8 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
             stem = str(form.get("name") or "")
             if not _STEM.fullmatch(stem):
                 raise Forbidden(f"{stem!r} is not a plain file name (letters, digits, - _ .)")
-            return save(run, folders.resolve(str(form.get("folder") or ""), write=True), stem)
+            target = folders.resolve(str(form.get("folder") or ""), write=True)
+            return save(run, target, stem, uploads)
 
         return await run_in_threadpool(answer, write)
 

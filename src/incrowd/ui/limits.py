@@ -10,8 +10,9 @@ after), the files uploaded through the page, and how many runs a session holds.
   (mode 0700, removed when the app stops), under a hidden name until its last byte came:
   a refused or broken upload leaves no file. The folder is then read like any opened,
   read-only folder.
-- **Runs**: at most :data:`MAX_RUNS` per session and :data:`MAX_RUNNING` at once
-  (:class:`TooMany`, answered 429): each run holds a worker process and its release.
+- **Runs**: at most :data:`MAX_RUNS` per session (going or holding a release: a failed or
+  cancelled run does not count) and :data:`MAX_RUNNING` at once (:class:`TooMany`, answered
+  429): each run holds a worker process and its release.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..errors import InputError
+from .security import PLAIN_NAME
+
 __all__ = ["MAX_BODY", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD", "TooLarge", "TooMany",
            "admit_run", "read_json", "receive_upload"]  # fmt: skip
 
@@ -37,7 +41,7 @@ MAX_RUNS = 20
 #: Runs going at once (each a worker process; the machine has few cores).
 MAX_RUNNING = 2
 #: An uploaded file's name: letters, digits, - _ . and a table's suffix.
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(csv|tsv|txt|parquet|pq)", re.IGNORECASE)
+_NAME = re.compile(PLAIN_NAME + r"\.(csv|tsv|txt|parquet|pq)", re.IGNORECASE)
 
 T = TypeVar("T")
 _ADMIT = threading.Lock()
@@ -72,13 +76,16 @@ async def _capped(headers: Mapping[str, str], chunks: AsyncIterator[bytes], cap:
 
 
 async def read_json(request: Any, cap: int = MAX_BODY) -> dict[str, Any]:
-    """The request's JSON object, its body read at most ``cap`` bytes far; ValueError for
-    anything but a JSON object."""
+    """The request's JSON object, its body read at most ``cap`` bytes far;
+    :class:`~incrowd.InputError` for anything but a JSON object (answered 400)."""
     raw = b"".join([c async for c in _capped(request.headers, request.stream(), cap,
                                              "the request")])  # fmt: skip
-    data = json.loads(raw or b"{}")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:  # not JSON, or not UTF-8
+        data = None
     if not isinstance(data, dict):
-        raise ValueError("the request must be a JSON object")
+        raise InputError("the request is not a JSON object")
     return data
 
 
@@ -110,11 +117,12 @@ async def receive_upload(request: Any, folder: Path, name: str, cap: int) -> Pat
 
 def admit_run(runs: Any, start: Callable[[], T]) -> T:
     """``start()`` when ``runs`` (:class:`~incrowd.ui.runs.Runs`) holds fewer than
-    :data:`MAX_RUNS` runs, fewer than :data:`MAX_RUNNING` of them going; else
-    :class:`TooMany`."""
+    :data:`MAX_RUNS` runs going or holding a result (a failed or cancelled run holds none),
+    fewer than :data:`MAX_RUNNING` of them going; else :class:`TooMany`."""
     with _ADMIT:  # the count and the start at once: two clicks do not both pass
-        held = list(runs.runs.values())
-        going = sum(run.state == "running" for run in held)
+        runs_now = list(runs.runs.values())
+        going = sum(run.state == "running" for run in runs_now)
+        held = [run for run in runs_now if run.result is not None or run.state == "running"]
         if going >= MAX_RUNNING:
             msg = (f"{going} runs are going, the most at once: wait for one to finish or "
                    "cancel it")  # fmt: skip

@@ -14,12 +14,18 @@ verdict, the warnings, the page and those.
 
 :func:`save` writes the release with the release writer and its overwrite policy
 (:meth:`Release.write <incrowd.release.Release.write>`: only an earlier release is
-replaced), then the report the worker built, named after the saved file — the bytes
-``incrowd report`` writes on the saved files (a report replaces only a report incrowd
-wrote) — and the job file that reproduces the run
-(:func:`~incrowd.pipeline.job_writer.render_job`, a new file, as ``incrowd inspect
---write``), with the seed the run drew. Nothing is computed at Save but the release's
-bytes, so it takes a fraction of a second.
+replaced), the report the worker built, named after the saved file — the bytes ``incrowd
+report`` writes on the saved files (a report replaces only a report incrowd wrote) — and
+the job file that reproduces the run (:func:`~incrowd.pipeline.job_writer.render_job`, a
+new file, as ``incrowd inspect --write``), with the seed the run drew; for an uploaded table
+(in the app's private folder, removed when it stops) also a copy of the table, which the job
+file names. Every check is made and every file's bytes are built before anything is written:
+the input files (table and hierarchy files) must still hold what the run read (their SHA-256,
+taken by the worker), else Save refuses. The report, the job file and the copy are one group
+of the commit protocol (:func:`incrowd.io.atomic.commit`: all or none), then the release; if
+the release cannot be written, the group is removed: a Save writes everything or nothing.
+One Save of a run at a time. Nothing is computed at Save but the release's bytes and the
+inputs' hashes, so it takes a fraction of a second.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import IncrowdError, IncrowdWarning, cli_text
+from ..errors import IncrowdWarning, InputError, one_line
 from ..pipeline.settings import Settings
 
 __all__ = ["STAGES", "Run", "Runs", "save"]
@@ -58,6 +64,8 @@ class Run:
     seconds: float | None = None
     error: str | None = None
     result: dict[str, Any] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # its state changes
+    saving: threading.Lock = field(default_factory=threading.Lock)  # one Save at a time
 
     def status(self) -> dict[str, Any]:
         """What the page's progress poll reads."""
@@ -103,21 +111,21 @@ class Runs:
         try:
             while True:
                 kind, value = receiver.recv()
-                if kind == "stage":
-                    run.stages.append(value)
-                elif run.state == "cancelled":  # a result that came as it was cancelled
-                    break
-                elif kind == "done":
-                    run.result, run.state = value, "done"
+                with run.lock:  # a result that comes as the run is cancelled is dropped
+                    if kind == "stage":
+                        run.stages.append(value)
+                        continue
+                    if run.state == "running" and kind == "done":
+                        run.result, run.state = value, "done"
+                    elif run.state == "running":
+                        run.error, run.state = value, "failed"
+                if run.state == "done":
                     _warm()
-
-                    break
-                else:
-                    run.error, run.state = value, "failed"
-                    break
+                break
         except (EOFError, OSError):  # the worker ended without a word: killed or crashed
-            if run.state == "running":
-                run.error, run.state = "the worker process stopped unexpectedly", "failed"
+            _fail(run, "the worker process stopped unexpectedly")
+        except Exception as exc:  # a bug here: the run fails (it would hold a place forever)
+            _fail(run, one_line(exc))
         finally:
             run.seconds = time.monotonic() - run.started
             receiver.close()
@@ -130,8 +138,11 @@ class Runs:
 
     def cancel(self, run: Run) -> None:
         """Stop ``run``'s worker (its temporary folder goes with it)."""
-        if run.state == "running":
-            run.state = "cancelled"
+        with run.lock:
+            going = run.state == "running"
+            if going:
+                run.state = "cancelled"
+        if going:
             run.process.terminate()
             run.process.join(timeout=10)
             if run.process.is_alive():
@@ -147,6 +158,18 @@ class Runs:
             self.cancel(run)
 
 
+def _fail(run: Run, error: str) -> None:
+    with run.lock:
+        if run.state == "running":
+            run.error, run.state = error, "failed"
+
+
+def _file_inputs(job: Settings) -> list[Path]:
+    """The files ``job`` reads: its table and its hierarchy files."""
+    assert job.input is not None
+    return [Path(job.input), *(Path(s) for s in job.hierarchy.values() if Path(s).is_file())]
+
+
 def _warm() -> None:
     """Import what Save uses now, as a run finishes (1-2 s the first time), not at Save."""
     from ..io import atomic, targets  # noqa: F401
@@ -160,12 +183,13 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
     send ("stage", name)…, then ("done", result) or ("error", the command line's one line)."""
     import secrets
 
+    from ..io.release_format import file_sha256
     from ..io.tables import read_table, table_separator
     from ..pipeline.job import build_schema
     from ..pipeline.run import anonymize_with
     from ..report.reading import load, report_on_files
     from .compare import look
-    from .tables import shown_warning
+    from .tables import shown_warnings
 
     def stage(name: str) -> None:
         conn.send(("stage", name))
@@ -175,6 +199,8 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             warnings.simplefilter("always", IncrowdWarning)
             assert job.input is not None
             stage("reading the input")
+            # what Save checks the files still hold (read before the run, as the run reads)
+            hashes = {str(path): file_sha256(path) for path in _file_inputs(job)}
             reading = {"sep": job.sep, "na_values": job.na_values, "encoding": job.encoding}
             table = read_table(job.input, **reading)
             schema = build_schema(job, table)
@@ -190,20 +216,15 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             loaded = load(Path(job.input), path)
             report = report_on_files(Path(job.input), path, loaded)
             shown = look(loaded, report.measured)
-        noted = [shown_warning(w.message) for w in caught
-                 if issubclass(w.category, IncrowdWarning)]  # fmt: skip
+        noted = shown_warnings(caught)
         done = {"release": result, "sep": sep, "verdict": report.verdict,
                 "warnings": list(dict.fromkeys([*noted, *report.warnings])),
                 "summary": _summary(result.metadata), "page": report.html, "name": name,
-                "input_sha256": loaded.input_sha256, "html": report.html.replace(name, "release"),
+                "inputs_sha256": hashes, "html": report.html.replace(name, "release"),
                 "look": shown}  # fmt: skip
         conn.send(("done", done))
-    except IncrowdError as exc:
-        conn.send(("error", f"error: {cli_text(exc.marked())}"))
-    except OSError as exc:
-        conn.send(("error", f"error: {exc.strerror or exc}: {exc.filename or ''}"))
-    except Exception as exc:  # a bug: one line, as the command line says it
-        conn.send(("error", f"internal error: {type(exc).__name__}: {exc}"))
+    except Exception as exc:  # a user's error or a bug: one line, as the command line says
+        conn.send(("error", one_line(exc)))
     finally:
         conn.close()
 
@@ -226,39 +247,75 @@ def _figures(job: Settings, meta: Any) -> dict[str, Any]:
             "seconds": round(meta.seconds or 0, 1)}  # fmt: skip
 
 
-def save(run: Run, folder: Path, stem: str) -> dict[str, Any]:
+def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict[str, Any]:
     """Write ``run``'s release (``STEM.csv`` and ``STEM.json``), its report
     (``STEM-report.html``) and the job file that reproduces it (``STEM.toml``) into
-    ``folder``; every target is checked before anything is written. Returns the paths and
-    the seconds it took."""
-    from ..io.atomic import write_new
+    ``folder``; for a table uploaded into ``uploads``, also its copy ``STEM-input.SUFFIX``,
+    which the job file names. Everything is checked and built before anything is written,
+    and a failure leaves nothing (module docstring). Returns the paths and the seconds it
+    took."""
+    from ..io.atomic import Output, commit
     from ..io.release_format import file_sha256
-    from ..io.targets import check_new_file, check_release_target, check_report_target
+    from ..io.targets import (
+        NEVER,
+        check_new_file,
+        check_release_target,
+        check_report_target,
+        exists_message,
+        is_report,
+        report_refusal,
+    )
     from ..pipeline.job_writer import render_job
-    from ..report.reading import load, report_on_files, write_report
 
     assert run.result is not None and run.job.input is not None
-    start = time.perf_counter()
-    source = Path(run.job.input)
-    out, page, job_file = (folder / f"{stem}.csv", folder / f"{stem}-report.html",
-                           folder / f"{stem}.toml")  # fmt: skip
-    # the inputs are never written over (the table and the hierarchy files, as the CLI's)
-    inputs = [source, *(Path(s) for s in run.job.hierarchy.values() if Path(s).is_file())]
-    check_release_target(out, protect=inputs)
-    check_report_target(page, protect=[*inputs, out])
-    check_new_file(job_file, protect=inputs)
-    release = run.result["release"]
-    release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs)
-    if file_sha256(source) == run.result["input_sha256"]:
+    if not run.saving.acquire(blocking=False):
+        raise InputError("this run is being saved: wait for that Save to finish")
+    try:
+        start = time.perf_counter()
+        source = Path(run.job.input)
+        out, page, job_file = (folder / f"{stem}.csv", folder / f"{stem}-report.html",
+                               folder / f"{stem}.toml")  # fmt: skip
+        copy = None
+        if uploads is not None and source.resolve().is_relative_to(uploads.resolve()):
+            copy = folder / f"{stem}-input{source.suffix}"
+        # the inputs are never written over (the table and the hierarchy files, as the CLI's)
+        inputs = _file_inputs(run.job)
+        check_release_target(out, protect=inputs)
+        check_report_target(page, protect=[*inputs, out])
+        for new in [job_file, copy] if copy else [job_file]:
+            check_new_file(new, protect=inputs)
+        for path, sha in run.result["inputs_sha256"].items():
+            if file_sha256(Path(path)) != sha:  # a file gone: OSError, its one line
+                msg = (f"{path} changed since the run: run again to save a release of it as "
+                       "it is now")  # fmt: skip
+                raise InputError(msg)
+        release = run.result["release"]
         # the report the worker built, named as saved: the same bytes as ``incrowd report``
         # on the saved files (the release is the same bytes; tests/ui/test_ui_browser.py)
         html = run.result["page"].replace(run.result["name"], stem).encode()
-    else:  # the input changed since the run: the report on it as it is now (which says so)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IncrowdWarning)
-            html = report_on_files(source, out, load(source, out)).html.encode()
-    write_report(page, html)
-    job = replace(run.job, out=str(out), seed=release.metadata.seed)
-    write_new(job_file, render_job(job, base=folder).encode())
-    return {"release": str(out), "report": str(page), "job": str(job_file),
-            "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
+        job = replace(run.job, input=str(copy or source), out=str(out),
+                      seed=release.metadata.seed)  # fmt: skip
+        text = render_job(job, base=folder).encode()
+        group = [Output(page, lambda fh: fh.write(html), replaceable=is_report),
+                 Output(job_file, lambda fh: fh.write(text), replaceable=NEVER)]  # fmt: skip
+        if copy is not None:
+            group.append(Output(copy, lambda fh: _copy(source, fh), replaceable=NEVER))
+        commit(group, refuse_message=lambda p: report_refusal(p) if p == page
+               else exists_message(p))  # fmt: skip
+        try:
+            release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs)
+        except BaseException:  # nothing of the release was written: remove the group
+            for output in group:
+                output.path.unlink(missing_ok=True)
+            raise
+        saved = {"release": str(out), "report": str(page), "job": str(job_file)}
+        if copy is not None:
+            saved["input"] = str(copy)
+        return saved | {"seconds": round(time.perf_counter() - start, 3)}
+    finally:
+        run.saving.release()
+
+
+def _copy(source: Path, sink: Any) -> None:
+    with source.open("rb") as fh:
+        shutil.copyfileobj(fh, sink)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["Folders", "Forbidden", "Guard", "cookie_name", "new_token"]
+__all__ = ["PLAIN_NAME", "Folders", "Forbidden", "Guard", "cookie_name", "new_token"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,6 +41,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: A plain file name: letters, digits, - _ . (no folder, no hidden file); a saved release's
+#: name, and (with a table's suffix) an upload's (:mod:`incrowd.ui.limits`).
+PLAIN_NAME = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}"
 #: Requests that may come without an ``Origin`` (a browser sends one with the others).
 _SAFE_METHODS = ("GET", "HEAD")
 
@@ -86,6 +89,10 @@ class Folders:
         """``text`` as an absolute path with symbolic links resolved (relative to the first
         folder opened); :class:`Forbidden` unless it lies inside an allowed folder (a
         writable one when ``write``)."""
+        if "\0" in str(text):  # the OS refuses it (ValueError): a malformed request, 400
+            from ..errors import InputError
+
+            raise InputError(f"{str(text)!r} is not a path: it holds a NUL character")
         path = Path(text).expanduser()
         if not path.is_absolute():
             path = self.writable[0] / path

@@ -1,10 +1,11 @@
 """The local server: bound to 127.0.0.1 on a port of its own, with a token drawn at start.
 
 >>> import tempfile
->>> app = LocalApp([tempfile.mkdtemp()])
->>> app.url.startswith(f"http://127.0.0.1:{app.port}/?token=")
+>>> with tempfile.TemporaryDirectory() as folder:
+...     app = LocalApp([folder])
+...     app.url.startswith(f"http://127.0.0.1:{app.port}/?token=")
+...     app.close()
 True
->>> app.close()
 """
 
 from __future__ import annotations
@@ -39,15 +40,24 @@ class LocalApp:
         # the imports and first calls of opening a table (a second or more), done before the
         # URL is shown: in a thread, they would hold up the page's first requests
         warm()
-        self.uploads = Path(tempfile.mkdtemp(prefix="incrowd-ui-uploads-"))  # mode 0700
-        self.folders = Folders(folders, readable=[DEMO_DATA, self.uploads])
         # bound here, before the URL is printed: the port is ours, and the Host rule knows it
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", port))
+        try:
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.socket.bind(("127.0.0.1", port))
+        except BaseException:  # a port in use: nothing is left behind
+            self.socket.close()
+            raise
         self.port = self.socket.getsockname()[1]
-        self.token = new_token()
-        self.app = make_app(self.folders, self.token, self.port, self.uploads, max_upload)
+        self.uploads = Path(tempfile.mkdtemp(prefix="incrowd-ui-uploads-"))  # mode 0700
+        try:
+            self.folders = Folders(folders, readable=[DEMO_DATA, self.uploads])
+            self.token = new_token()
+            self.app = make_app(self.folders, self.token, self.port, self.uploads, max_upload)
+        except BaseException:
+            self.socket.close()
+            shutil.rmtree(self.uploads, ignore_errors=True)
+            raise
         self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"
         self.server: Any = None
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["ROLES", "TYPES", "choices", "form_settings", "open_path", "preview_hierarchy",
-           "shown_warning"]  # fmt: skip
+           "shown_warning", "shown_warnings"]  # fmt: skip
 
 #: The role of a column in the page → the job file's list (withheld: in no list).
 ROLES = {"quasi-identifier": "qi", "sensitive": "sensitive", "insensitive": "insensitive",
@@ -131,7 +131,7 @@ def _read(job: Settings) -> tuple[pd.DataFrame, list[str]]:
             warnings.simplefilter("always", IncrowdWarning)
             table = read_table(job.input, sep=job.sep, na_values=job.na_values,
                                encoding=job.encoding)  # fmt: skip
-        return table, _shown(caught)
+        return table, shown_warnings(caught)
 
     return _cached(_TABLES, _version(job), read)
 
@@ -158,7 +158,8 @@ def _cached(cache: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> 
     return value
 
 
-def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
+def shown_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The incrowd warnings among ``caught``, as the page shows them (:func:`shown_warning`)."""
     return [shown_warning(w.message) for w in caught if issubclass(w.category, IncrowdWarning)]
 
 
@@ -196,7 +197,7 @@ def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> di
     return {"input": job.input, "n_rows": n_rows, "columns": columns,
             "header": [str(c) for c in table.columns],
             "rows": [[str(v) for v in row] for row in head.itertuples(index=False)],
-            "warnings": _shown(caught) + [w for c in columns for w in c["warnings"]],
+            "warnings": shown_warnings(caught) + [w for c in columns for w in c["warnings"]],
             "hierarchies": hierarchy_options(table, found)}  # fmt: skip
 
 
@@ -225,7 +226,9 @@ def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
     """The run's settings from the page's form: a job file's table built from it, read by
     :meth:`Settings.from_mapping` (hierarchy files relative to the table's folder), then
     checked as a run (:meth:`Settings.check_run`). Every file it names must lie inside
-    ``folders`` (:class:`~incrowd.ui.security.Forbidden`)."""
+    ``folders`` (:class:`~incrowd.ui.security.Forbidden`); a form of the wrong shape is an
+    :class:`~incrowd.InputError`."""
+    _check_shape(form)
     table = folders.resolve(str(form.get("input") or ""))
     lists: dict[str, list[str]] = {key: [] for key in COLUMN_LISTS}
     hierarchy = {}
@@ -251,6 +254,22 @@ def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
     return resolve_specs(folders, job, table.parent).check_run()
 
 
+def _check_shape(form: dict[str, Any]) -> None:
+    """Refuse (:class:`~incrowd.InputError`) a form the page never sends: ``columns`` not
+    an object of objects of texts, a setting that is neither text nor a number."""
+    from ..errors import InputError
+
+    columns = form.get("columns") or {}
+    if not isinstance(columns, dict) or not all(
+        isinstance(c, dict) and all(isinstance(v, str | None) for v in c.values())
+        for c in columns.values()
+    ):
+        raise InputError("the form's columns must be an object of objects of texts")
+    for name, value in form.items():
+        if name != "columns" and not isinstance(value, str | int | float | None):
+            raise InputError(f"the form's {name} must be a text or a number")
+
+
 def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> dict[str, Any]:
     """The levels of ``column``'s hierarchy as the form spells it, built from the data as a
     run builds it (:func:`~incrowd.pipeline.job.build_schema`): per level its number of
@@ -259,6 +278,7 @@ def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> di
     from ..data.schema import Hierarchical
     from ..pipeline.job import build_schema
 
+    _check_shape(form)
     settings = dict(form.get("columns") or {}).get(column)
     if settings is None:
         from ..errors import SchemaError

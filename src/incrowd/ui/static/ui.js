@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { opened: null, run: null, timer: null, done: new Map() };
+const state = { opened: null, run: null, timer: null, going: null, ended: false, done: new Map() };
 const MODEL = ["k", "l", "t", "suppression_limit", "seed"];
 
 async function call(method, url, data) {
@@ -223,26 +223,37 @@ async function run(event) {
     fail("run-error", e.message);
     return;
   }
-  state.run = status.id;
+  state.run = state.going = status.id;
   delete document.body.dataset.run;
   delete document.body.dataset.saved;
   show("result", false); show("save-step", false);
   $("cancel").disabled = false; $("run").disabled = true;
   show("run-step");
+  clearTimeout(state.timer);
+  state.ended = false;
   progress(status);
-  state.timer = setInterval(poll, 400);
+  if (status.state === "running") poll(status.id);
 }
 
-async function poll() {
-  try {
-    progress(await call("GET", `/api/runs/${state.run}`));
-  } catch (e) {
-    clearInterval(state.timer);
-    fail("run-error", e.message);
-  }
+// one poll at a time (the next one asked when this one is answered), and a reply that
+// comes after the run ended (a cancel) or for an earlier run is dropped
+function poll(id) {
+  state.timer = setTimeout(async () => {
+    let status;
+    try {
+      status = await call("GET", `/api/runs/${id}`);
+    } catch (e) {
+      if (state.going === id && !state.ended) fail("run-error", e.message);
+      return;
+    }
+    if (state.going !== id || state.ended) return;
+    progress(status);
+    if (status.state === "running") poll(id);
+  }, 400);
 }
 
 function progress(status) {
+  if (status.id !== state.going || state.ended) return;
   $("bar").style.width = `${status.percent}%`;
   $("percent").textContent = `${status.percent} % · ${status.seconds} s`;
   $("stage").textContent = {
@@ -250,7 +261,8 @@ function progress(status) {
     done: "done", cancelled: "cancelled: nothing was written", failed: status.error,
   }[status.state];
   if (status.state === "running") return;
-  clearInterval(state.timer);
+  state.ended = true;
+  clearTimeout(state.timer);
   $("run").disabled = false; $("cancel").disabled = true;
   document.body.dataset.run = status.state;
   if (status.state === "failed") fail("run-error", status.error);
@@ -301,20 +313,24 @@ function compare(status) {
 
 async function cancel() {
   $("cancel").disabled = true;
-  try { progress(await call("POST", `/api/runs/${state.run}/cancel`)); }
+  try { progress(await call("POST", `/api/runs/${state.going}/cancel`)); }
   catch (e) { fail("run-error", e.message); }
 }
 
 async function save(event) {
   event.preventDefault();
   fail("save-error", "");
+  $("save").disabled = true;  // one save at a time (the server refuses a second one too)
   try {
     const saved = await call("POST", `/api/runs/${state.run}/save`,
                              { folder: $("save-folder").value, name: $("save-name").value });
-    list("saved", [`wrote ${saved.release}`, `wrote ${saved.report}`, `wrote ${saved.job}`]);
+    const wrote = [saved.release, saved.report, saved.job, saved.input].filter((f) => f);
+    list("saved", wrote.map((f) => `wrote ${f}`));
     document.body.dataset.saved = "yes";
   } catch (e) {
     fail("save-error", e.message);
+  } finally {
+    $("save").disabled = false;
   }
 }
 
