@@ -31,7 +31,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks experiments
 	@# pytest exits 5 when it collects no tests: say so instead of failing the build
-	$(BIN)/python -m pytest -n 2 -q; rc=$$?; \
+	$(BIN)/python -m pytest -n 2 -q --durations=30; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
 lint: $(STAMP)

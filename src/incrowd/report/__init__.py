@@ -26,7 +26,7 @@ same bytes for the same inputs (it shows the release's ``created`` date, never "
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
@@ -70,7 +70,7 @@ class Report:
     html: str
     verdict: str
     warnings: tuple[str, ...]
-    measured: Measured | None = None
+    measured: Measured | None = field(default=None, compare=False, repr=False)
 
 
 def _jinja() -> Any:
