@@ -174,7 +174,9 @@ def test_an_uploaded_table_is_saved_beside_its_release(client, local, origin, tm
 
 def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, tmp_path,
                                                         monkeypatch):  # fmt: skip
-    from incrowd.errors import OutputError
+    """The release, its report and job file are one group: a table that fails to write
+    (inside the commit) changes nothing, not even an earlier report of the same name."""
+    import incrowd.io.release_format as release_format
 
     work = tmp_path / "work"
     body = b"age,sex\n30,M\n31,F\n40,M\n41,F\n"
@@ -182,17 +184,23 @@ def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, 
     form = dict(view.json()["form"], input=view.json()["input"], k=2)
     run = client.post("/api/runs", json=form, headers=origin).json()["id"]
     assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
-    release = local.app.state.runs.get(run).result["release"]
+    first = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                        headers=origin)  # fmt: skip
+    assert first.status_code == 200, first.text
+    for name in ("r.csv", "r.json", "r.toml", "r-input.csv"):  # an earlier report stays
+        (work / name).unlink()
+    earlier = (work / "r-report.html").read_bytes()
 
     def fails(*args, **kwargs):
-        raise OutputError("cannot write r.csv: disk full")
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(type(release), "write", fails)
+    monkeypatch.setattr(release_format, "dump_table", fails)
     saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
                         headers=origin)  # fmt: skip
     assert saved.status_code == 400, saved.text
-    assert saved.json()["error"] == "error: cannot write r.csv: disk full"
-    assert list(work.iterdir()) == []
+    assert "No space left on device" in saved.json()["error"]
+    assert sorted(p.name for p in work.iterdir()) == ["r-report.html"]
+    assert (work / "r-report.html").read_bytes() == earlier
 
 
 def cli_report(table, release):

@@ -97,12 +97,16 @@ def write_release(
     sep: str = ",",
     formulas: FormulaPolicy = "escape",
     protect: Sequence[str | os.PathLike[str]] = (),
+    also: Sequence[Output] = (),
+    also_refusal: Callable[[Path], str] | None = None,
 ) -> tuple[Path, Path]:
     """Write a release's table and metadata together (see the module docstring).
 
-    ``protect`` names files that must never be written (the inputs). Raises
-    :class:`~incrowd.OutputError` as :func:`check_release_target` does, or when the files
-    cannot be written; nothing is changed then.
+    ``protect`` names files that must never be written (the inputs); ``also``: files of the
+    same folder written in the same group (a report, a job file: all change or none), whose
+    refusal ``also_refusal`` words. Raises :class:`~incrowd.OutputError` as
+    :func:`check_release_target` does, or when the files cannot be written; nothing is
+    changed then.
     """
     target = check_release_target(path, protect)
     check_sep(sep)
@@ -113,7 +117,8 @@ def write_release(
     def write_table(fh: BinaryIO) -> None:
         _hashed(fh, state, lambda sink: dump_table(frame, sink, parquet=parquet, sep=sep))
 
-    _commit_release(target, metadata, state, write=write_table)
+    _commit_release(target, metadata, state, write=write_table, also=also,
+                    also_refusal=also_refusal)  # fmt: skip
     return target, metadata_path(target)
 
 
@@ -131,6 +136,8 @@ def _commit_release(
     *,
     write: Callable[[BinaryIO], None] | None = None,
     staged: Path | None = None,
+    also: Sequence[Output] = (),
+    also_refusal: Callable[[Path], str] | None = None,
 ) -> ReleaseMetadata:
     """Commit a release's table (written by ``write``, which fills ``state`` with the
     table's SHA-256 and size, or ``staged``) and its metadata: ``metadata`` with the format
@@ -143,8 +150,14 @@ def _commit_release(
         written.append(ReleaseMetadata.of(metadata).replace(format=FORMAT, **state))
         fh.write(metadata_json(written[-1]))
 
-    commit([Output(target, write, replaceable, staged),
-            Output(meta_target, write_metadata, replaceable)], refuse_message=refusal)  # fmt: skip
+    others = {Path(o.path) for o in also}
+
+    def refuse(path: Path) -> str:
+        return also_refusal(path) if also_refusal and Path(path) in others else refusal(path)
+
+    outputs = [Output(target, write, replaceable, staged),
+               Output(meta_target, write_metadata, replaceable), *also]  # fmt: skip
+    commit(outputs, refuse_message=refuse)
     return written[-1]
 
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -59,19 +59,23 @@ class Release:
         *,
         formulas: FormulaPolicy = "escape",
         protect: Sequence[str | os.PathLike[str]] = (),
+        also: Sequence[Any] = (),
+        also_refusal: Callable[[Path], str] | None = None,
     ) -> tuple[Path, Path]:
         """Write the table (CSV or Parquet, by suffix) and its JSON metadata beside it.
 
         Both change together, or neither does (:mod:`incrowd.io.release_format`); an existing
         file is replaced only when it belongs to an earlier release, never when it is one
         of the paths in ``protect``. ``formulas`` neutralizes (``"escape"``) or refuses
-        CSV cells a spreadsheet would execute. Returns the table and metadata paths.
+        CSV cells a spreadsheet would execute. ``also``: other files
+        (:class:`~incrowd.io.atomic.Output`) written in the same group, refused in the words
+        of ``also_refusal``. Returns the table and metadata paths.
         """
         from ..io.tables import as_dataframe
 
         return write_release(
             as_dataframe(self.table), self.metadata, path, sep=sep, formulas=formulas,
-            protect=protect,
+            protect=protect, also=also, also_refusal=also_refusal,
         )  # fmt: skip
 
 

@@ -21,9 +21,9 @@ new file, as ``incrowd inspect --write``), with the seed the run drew; for an up
 (in the app's private folder, removed when it stops) also a copy of the table, which the job
 file names. Every check is made and every file's bytes are built before anything is written:
 the input files (table and hierarchy files) must still hold what the run read (their SHA-256,
-taken by the worker), else Save refuses. The report, the job file and the copy are one group
-of the commit protocol (:func:`incrowd.io.atomic.commit`: all or none), then the release; if
-the release cannot be written, the group is removed: a Save writes everything or nothing.
+taken by the worker), else Save refuses. The release, its metadata, the report, the job file
+and the copy are one group of the commit protocol (:func:`incrowd.io.atomic.commit`): all
+change or none does, even on a kill.
 One Save of a run at a time. Nothing is computed at Save but the release's bytes and the
 inputs' hashes, so it takes a fraction of a second.
 """
@@ -254,7 +254,7 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
     which the job file names. Everything is checked and built before anything is written,
     and a failure leaves nothing (module docstring). Returns the paths and the seconds it
     took."""
-    from ..io.atomic import Output, commit
+    from ..io.atomic import Output
     from ..io.release_format import file_sha256
     from ..io.targets import (
         NEVER,
@@ -300,14 +300,11 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
                  Output(job_file, lambda fh: fh.write(text), replaceable=NEVER)]  # fmt: skip
         if copy is not None:
             group.append(Output(copy, lambda fh: _copy(source, fh), replaceable=NEVER))
-        commit(group, refuse_message=lambda p: report_refusal(p) if p == page
-               else exists_message(p))  # fmt: skip
-        try:
-            release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs)
-        except BaseException:  # nothing of the release was written: remove the group
-            for output in group:
-                output.path.unlink(missing_ok=True)
-            raise
+        # one group: the release, its metadata, the report, the job file (and the table's
+        # copy) all change, or none does, even on a kill
+        release.write(out, run.result["sep"], formulas=run.job.csv_formulas, protect=inputs,
+                      also=group, also_refusal=lambda p: report_refusal(p) if p == page
+                      else exists_message(p))  # fmt: skip
         saved = {"release": str(out), "report": str(page), "job": str(job_file)}
         if copy is not None:
             saved["input"] = str(copy)
