@@ -8,7 +8,8 @@ nearest). Labels: a compiled scan over every record. Either way a sample of the 
 counted first: most inputs that exceed the budget show it there.
 
 Complexity: the tree's ball counts plus O(pairs · log n) for numbers; O(|rows| · n · d)
-distances for labels, refused beyond :data:`MAX_SCAN`.
+distances for labels, twice (a count, then the pairs in place), refused beyond
+:data:`MAX_SCAN`.
 """
 
 from __future__ import annotations
@@ -64,9 +65,13 @@ def pairs_within(
     if rows.size * num.shape[0] > MAX_SCAN:
         return None
     for part in (sample, rows):
-        if _count_pairs(num, codes, ent, norm, radius, part) * (rows.size / part.size) > budget:
+        counts = _count_pairs(num, codes, ent, norm, radius, part)
+        if counts.sum() * (rows.size / part.size) > budget:
             return None
-    return _scan_pairs(num, codes, ent, norm, radius, rows)
+    # the counts of every row place each row's pairs: one more pass fills them in parallel
+    starts = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return _scan_pairs(num, codes, ent, norm, radius, rows, starts)
 
 
 def _tree_pairs(
@@ -104,6 +109,7 @@ def _tree_pairs(
 
 @jit(parallel=True)
 def _count_pairs(num, codes, ent, norm, radius, rows):
+    """How many records lie within each row's radius (strictly)."""
     n = num.shape[0]
     counts = np.zeros(rows.size, dtype=np.int64)
     for r in prange(rows.size):
@@ -113,22 +119,20 @@ def _count_pairs(num, codes, ent, norm, radius, rows):
             if pair_distance(num, codes, ent, v, i, norm) < radius[i]:
                 c += 1
         counts[r] = c
-    return counts.sum()
+    return counts
 
 
-@jit()
-def _scan_pairs(num, codes, ent, norm, radius, rows):
+@jit(parallel=True)
+def _scan_pairs(num, codes, ent, norm, radius, rows, starts):
+    """The pairs, row ``r``'s at ``starts[r]:starts[r + 1]`` (its counts' prefix sums)."""
     n = num.shape[0]
-    count = 0
-    for i in rows:
-        for v in range(n):
-            if pair_distance(num, codes, ent, v, i, norm) < radius[i]:
-                count += 1
-    v_out = np.empty(count, dtype=np.intp)
-    i_out = np.empty(count, dtype=np.intp)
-    d_out = np.empty(count)
-    f = 0
-    for i in rows:
+    total = starts[rows.size]
+    v_out = np.empty(total, dtype=np.intp)
+    i_out = np.empty(total, dtype=np.intp)
+    d_out = np.empty(total)
+    for r in prange(rows.size):
+        i = rows[r]
+        f = starts[r]
         for v in range(n):
             d = pair_distance(num, codes, ent, v, i, norm)
             if d < radius[i]:

@@ -31,14 +31,15 @@ __all__ = ["RowScan", "column_order", "members", "prefix_blocks", "runs", "scan_
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def scan_sorted(num: np.ndarray, codes: np.ndarray, ent: np.ndarray, weight: np.ndarray) -> Rows:
+def scan_sorted(num: np.ndarray, codes: np.ndarray, ent: np.ndarray, weight: np.ndarray,
+                columns: np.ndarray | None = None) -> Rows:  # fmt: skip
     """``(num, codes, entries, weight, row_at)``: the distinct rows (their coordinates,
     codes, entry table and records) as the scans for neighbours read them, position ``p``
     holding row ``row_at[p]``, sorted by their codes with the columns in
-    :func:`column_order`."""
+    :func:`column_order` (``columns``, when already known)."""
     if not codes.shape[1]:
         return num, codes, ent, weight, np.arange(codes.shape[0], dtype=np.intp)
-    columns = column_order(codes, ent)
+    columns = column_order(codes, ent) if columns is None else columns
     codes = np.ascontiguousarray(codes[:, columns])
     row_at = np.lexsort(codes.T[::-1]).astype(np.intp)  # stable: ties keep the key order
     return (np.ascontiguousarray(num[row_at]), np.ascontiguousarray(codes[row_at]),
@@ -85,9 +86,15 @@ class RowScan:
         self.inverse, self.weight, self.norm = inverse, weight, norm
 
     @cached_property
+    def columns(self) -> np.ndarray:
+        """The code columns in the order the scans read them (:func:`column_order`)."""
+        return column_order(self.codes, self.ent)
+
+    @cached_property
     def sorted(self) -> Rows:
         """The rows as the scans for neighbours read them (:func:`scan_sorted`)."""
-        return scan_sorted(self.num, self.codes, self.ent, self.weight)
+        columns = self.columns if self.codes.shape[1] else None
+        return scan_sorted(self.num, self.codes, self.ent, self.weight, columns)
 
     @cached_property
     def order(self) -> tuple[np.ndarray, ...]:
@@ -104,8 +111,7 @@ class RowScan:
         split search (``python benchmarks/wide_categorical.py``)."""
         if not self.codes.shape[1]:
             return True
-        lead = column_order(self.codes, self.ent)[0]
-        return 2 * np.unique(self.codes[:, lead]).size <= self.codes.shape[0]
+        return 2 * np.unique(self.codes[:, self.columns[0]]).size <= self.codes.shape[0]
 
     def lists(self, q: int) -> tuple[np.ndarray, np.ndarray]:
         """Every row's ``q`` nearest rows (itself first) and their distances."""
