@@ -165,7 +165,7 @@ class Interval(Constraint):
 #: A re-identification probability above which a record is at risk (``assess_risk``'s
 #: ``threshold``, ``incrowd report --risk-threshold``, ``incrowd risk --threshold``).
 RISK_THRESHOLD = Interval(0.0, 1.0, open_low=True, closed_high=True)
-#: Its default.
+#: Its default: ARX's highest acceptable risk of 20 % (records above it are "at risk").
 RISK_THRESHOLD_DEFAULT = 0.2
 
 

@@ -1,6 +1,7 @@
 """``incrowd report`` as a command: provenance hashes passed to the page, a stale release
-refused, the exit code by ``--fail-on``, replacing only its own report, and ``--pdf`` through
-headless Chromium (a skip under ``CI=true`` is a failure)."""
+refused, the exit code by ``--fail-on``, replacing only its own report (sealed, and never
+edited since), and ``--pdf`` through headless Chromium (a skip under ``CI=true`` is a
+failure)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from typer.testing import CliRunner
 import incrowd.report
 from incrowd.cli.app import app, run
 from incrowd.errors import OutputError
-from incrowd.io.targets import REPORT_GENERATOR, is_report
+from incrowd.io import targets
+from incrowd.io.targets import REPORT_GENERATOR, REPORT_SEAL, is_report, seal_report
 from incrowd.report import pdf as pdf_engine
 
 runner = CliRunner()
@@ -147,11 +149,12 @@ def test_bad_options_are_one_line_before_any_work(work, flag, value):
 def test_the_report_replaces_its_own_report_only(work):
     assert report(work).exit_code == 0
     page = work / "r.html"
-    assert REPORT_GENERATOR in page.read_text().split("<body", 1)[0]
-    page.write_text(page.read_text() + "<!-- an earlier run -->")
-    result = report(work)
+    first = page.read_bytes()
+    head = first.decode().split("<body", 1)[0]
+    assert REPORT_GENERATOR in head and REPORT_SEAL in head
+    result = report(work)  # sealed and unchanged: replaced, by the same bytes
     assert result.exit_code == 0, result.output
-    assert "an earlier run" not in page.read_text()
+    assert page.read_bytes() == first
     foreign = work / "notes.html"
     foreign.write_text("<html><head><title>my notes</title></head><body>mine</body></html>")
     one_error(report(work, out="notes.html"), str(foreign), "is not a report incrowd wrote")
@@ -163,27 +166,65 @@ def test_the_report_replaces_its_own_report_only(work):
     assert (work / "r.pdf").read_bytes() == b"%PDF-1.4 someone else's"
 
 
-def test_a_printed_report_is_recognized_by_its_title(tmp_path):
-    pdf = tmp_path / "r.pdf"
-    skia = b"\n/Producer (Skia/PDF m150)>>\n%%EOF\n"
-    pdf.write_bytes(b"%PDF-1.4\n1 0 obj\n<</Title (incrowd report: r.csv)" + skia)
-    assert is_report(pdf)
-    title = "incrowd report: ö.csv".encode("utf-16-be").hex().upper()
-    pdf.write_bytes(b"%PDF-1.4\n<</Title <FEFF" + title.encode() + b">" + skia)
-    assert is_report(pdf)
-    pdf.write_bytes(b"%PDF-1.4\n<</Title (annual report)" + skia)
-    assert not is_report(pdf)
-    # the same title, but printed by another program, or signed since (an update appended)
-    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report review)/Producer (Word)>>\n%%EOF\n")
-    assert not is_report(pdf)
-    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report: r.csv)" + skia + b"signed" + skia)
-    assert not is_report(pdf)
+@pytest.mark.parametrize("edit", ["one character", "a comment appended", "an older page"])
+def test_an_edited_or_unsealed_report_is_never_replaced(work, edit):
+    """A steward's edit of a written report (one character of its body, or a note appended),
+    or a page written before the seal (the generator's meta, no seal): refused with one
+    line, before any work, the file unchanged byte for byte, also with --pdf."""
+    assert report(work).exit_code == 0
+    page = work / "r.html"
+    text = page.read_text()
+    if edit == "one character":
+        body = text.index("<body")
+        at = text.index("incrowd report", body)
+        text = text[:at] + "I" + text[at + 1 :]
+    elif edit == "a comment appended":
+        text += "<!-- checked by the steward -->"
+    else:
+        seal = text.index(REPORT_SEAL)
+        text = text[: seal - 1] + text[text.index(">", seal) + 1 :]  # its line, as before
+        assert REPORT_GENERATOR in text and "incrowd-seal" not in text
+    page.write_text(text)
+    edited = page.read_bytes()
+    assert not is_report(page)
+    for extra in ((), ("--pdf",)):
+        one_error(report(work, *extra), str(page), "was changed since incrowd wrote it",
+                  "not written by this version", "choose another name")  # fmt: skip
+        assert page.read_bytes() == edited
+        assert not (work / "r.pdf").exists()
+
+
+def test_the_seal_is_the_sha256_of_the_page_and_the_same_for_the_same_page(tmp_path):
+    page = (f'<!DOCTYPE html>\n<html><head>\n{REPORT_GENERATOR} 1.0">\n<title>t</title>'
+            "</head><body>é</body></html>").encode()  # fmt: skip
+    sealed = seal_report(page)
+    assert sealed == seal_report(page) == seal_report(sealed)  # deterministic, idempotent
+    line = sealed.split(b"\n")[3].decode()
+    assert line.startswith(REPORT_SEAL) and line.endswith('">')
+    digest = line[len(REPORT_SEAL) : -2]
+    assert sealed.replace(b"\n" + line.encode(), b"") == page  # one line added, after generator
+    blank = sealed.replace(digest.encode(), b"0" * 64)
+    assert digest == hashlib.sha256(blank).hexdigest()
+    target = tmp_path / "r.html"
+    target.write_bytes(sealed)
+    assert is_report(target)
+    target.write_bytes(sealed.replace("é".encode(), b"e"))
+    assert not is_report(target)
+    target.write_bytes(blank)
+    assert not is_report(target)
+    with pytest.raises(ValueError, match="not a report page"):
+        seal_report(b"<!DOCTYPE html><html><head></head><body>mine</body></html>")
+
+
+def test_a_page_over_the_size_limit_is_not_read(tmp_path, monkeypatch):
+    """A file at a report's name larger than a report can be is refused, read in blocks up to
+    the limit, never whole."""
     page = tmp_path / "r.html"
-    page.write_text(f'<html><head></head><body>{REPORT_GENERATOR} 1"></body></html>')
-    assert not is_report(page)  # named in the body, not as the page's generator
-    page.write_text(f'<!-- quoting <meta name="generator" content="{REPORT_GENERATOR} 1"> -->'
-                    "<html><body>my notes</body></html>")  # fmt: skip
-    assert not is_report(page)  # not an HTML page incrowd starts
+    page.write_bytes(seal_report(f'<!DOCTYPE html>\n<head>{REPORT_GENERATOR} 1">'.encode()
+                                 + b"<body>" + b"x" * 5000))  # fmt: skip
+    assert is_report(page)
+    monkeypatch.setattr(targets, "_PAGE_MAX", 4096)
+    assert not is_report(page)
 
 
 def test_other_quasi_identifiers_than_the_release_s_are_refused(work):

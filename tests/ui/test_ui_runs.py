@@ -194,7 +194,7 @@ def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, 
     def fails(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(release_format, "dump_table", fails)
+    monkeypatch.setattr(release_format.Hashing, "write", fails)  # the table's bytes, written
     saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
                         headers=origin)  # fmt: skip
     assert saved.status_code == 400, saved.text
@@ -213,3 +213,47 @@ def cli_report(table, release):
     made = CliRunner().invoke(cli, ["report", str(table), str(release), "--out", str(out)])
     assert out.is_file(), made.output
     return out.read_bytes()
+
+
+def test_a_job_file_uploaded_with_its_table_and_hierarchy_is_saved_to_run_again(
+    client, local, origin, tmp_path
+):
+    """A job file, its table and its hierarchy file, sent into one upload folder (the job
+    file last, as the page sends them): opened as the job file says; Save copies the table
+    and the hierarchy file beside the release, and the job file names the copies."""
+    import tomllib
+
+    work = tmp_path / "work"
+    files = {"t.csv": b"age,sex\n30,M\n31,F\n40,M\n41,F\n",
+             "sex_hierarchy.csv": b"M;person\nF;person\n",
+             "job.toml": b'input = "t.csv"\n[columns]\nqi = ["age", "sex"]\n'
+                         b'[hierarchy]\nsex = "sex_hierarchy.csv"\n'}  # fmt: skip
+    into = ""
+    for name, body in files.items():
+        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
+        answer = client.post("/api/upload", params=params, content=body, headers=origin)
+        assert answer.status_code == 200, answer.text
+        into = into or answer.json()["into"]
+    view = answer.json()
+    assert view["form"]["columns"]["sex"]["role"] == "quasi-identifier"
+    assert view["form"]["columns"]["sex"]["hierarchy"].endswith("sex_hierarchy.csv")
+    form = dict(view["form"], input=view["input"], k=2)
+    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                        headers=origin)  # fmt: skip
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["hierarchies"] == [str(work / "r-sex_hierarchy.csv")]
+    assert (work / "r-sex_hierarchy.csv").read_bytes() == files["sex_hierarchy.csv"]
+    assert (work / "r-input.csv").read_bytes() == files["t.csv"]
+    job = tomllib.loads((work / "r.toml").read_text())
+    assert (work / job["hierarchy"]["sex"]).resolve() == work / "r-sex_hierarchy.csv"
+    local.close()  # the uploads go; the job file still runs
+    from typer.testing import CliRunner
+
+    from incrowd.cli.app import app as cli
+
+    again = CliRunner().invoke(cli, ["anonymize", "--config", str(work / "r.toml"),
+                                     "--out", str(work / "again.csv")])  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert (work / "again.csv").read_bytes() == (work / "r.csv").read_bytes()

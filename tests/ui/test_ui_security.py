@@ -350,3 +350,44 @@ def test_runs_are_limited(client, local, origin):
     kept = client.post("/api/runs", json=form, headers=origin)
     assert kept.status_code == 429 and "the most it keeps" in kept.json()["error"]
     held.clear()
+
+
+def test_files_uploaded_together_go_into_an_upload_folder_only(client, local, origin):
+    first = client.post("/api/upload", params={"name": "t.csv", "open": "0"},
+                        content=b"a\n1\n", headers=origin)  # fmt: skip
+    assert first.status_code == 200, first.text
+    into = first.json()["into"]
+    assert (local.uploads / into / "t.csv").is_file()
+    for bad in ["..", "../" + into, "0123456789abcdef", into + "/x", "/tmp"]:
+        response = client.post("/api/upload", params={"name": "h.csv", "into": bad},
+                               content=b"a;b\n", headers=origin)  # fmt: skip
+        assert response.status_code == 403, bad
+    again = client.post("/api/upload", params={"name": "t.csv", "into": into},
+                        content=b"b\n2\n", headers=origin)  # fmt: skip
+    assert again.status_code == 403 and "uploaded into that folder already" in again.text
+    assert [p.name for p in uploaded(local)] == ["t.csv"]
+    assert (local.uploads / into / "t.csv").read_bytes() == b"a\n1\n"
+
+
+def test_the_page_runs_only_its_own_inline_script_and_style(client, local):
+    """The page's policy names its script and style by their SHA-256: an inline script
+    injected into the page (anything not the package's own) would not run."""
+    import base64
+    import hashlib
+    import re
+
+    page = client.get("/")
+    policy = page.headers["Content-Security-Policy"]
+    scripts = re.findall(r"<script>(.*?)</script>", page.text, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page.text, re.S)
+    assert len(scripts) == 2 and len(styles) == 1 and "<script src" not in page.text
+
+    def source(text):
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    script_src = re.search(r"script-src ([^;]*)", policy).group(1).split()
+    style_src = re.search(r"style-src ([^;]*)", policy).group(1).split()
+    assert script_src == [source(s) for s in scripts]
+    assert style_src == [source(s) for s in styles]
+    assert "unsafe" not in policy and "default-src 'none'" in policy
+    assert client.get("/static/ui.js").status_code == 404

@@ -96,9 +96,8 @@ def report(
             loaded = load(input, release, read_options(locals()))
         refuse_stale(release, loaded.files)
         result = report_on_files(input, release, loaded, risk_threshold=risk_threshold)
-        page = result.html.encode()
-        write_report(out, page)
-    out_console.print(f"wrote {_shown(out)} ({len(page) / 1024:.0f} KiB)")
+        size = write_report(out, result.html.encode())  # sealed as it is written
+    out_console.print(f"wrote {_shown(out)} ({size / 1024:.0f} KiB)")
     out_console.print(f"verdict: {result.verdict}")
     for line in result.warnings:
         warn(line)

@@ -99,23 +99,32 @@ def write_release(
     protect: Sequence[str | os.PathLike[str]] = (),
     also: Sequence[Output] = (),
     also_refusal: Callable[[Path], str] | None = None,
+    encoded: bytes | None = None,
 ) -> tuple[Path, Path]:
     """Write a release's table and metadata together (see the module docstring).
 
     ``protect`` names files that must never be written (the inputs); ``also``: files of the
     same folder written in the same group (a report, a job file: all change or none), whose
-    refusal ``also_refusal`` words. Raises :class:`~incrowd.OutputError` as
-    :func:`check_release_target` does, or when the files cannot be written; nothing is
-    changed then.
+    refusal ``also_refusal`` words. ``encoded``: the table's bytes as this function wrote
+    them before with the same ``sep`` and ``formulas`` (the app's worker writes a run's
+    release into its private folder; Save writes those bytes instead of encoding the table
+    again). Raises :class:`~incrowd.OutputError` as :func:`check_release_target` does, or
+    when the files cannot be written; nothing is changed then.
     """
     target = check_release_target(path, protect)
     check_sep(sep)
     parquet = is_parquet(target)
-    frame = table if parquet else escape_formulas(table, formulas)
     state: dict[str, Any] = {}
+    frame = table if parquet or encoded is not None else escape_formulas(table, formulas)
+
+    def fill(sink: BinaryIO) -> None:
+        if encoded is not None:
+            sink.write(encoded)
+        else:
+            dump_table(frame, sink, parquet=parquet, sep=sep)
 
     def write_table(fh: BinaryIO) -> None:
-        _hashed(fh, state, lambda sink: dump_table(frame, sink, parquet=parquet, sep=sep))
+        _hashed(fh, state, fill)
 
     _commit_release(target, metadata, state, write=write_table, also=also,
                     also_refusal=also_refusal)  # fmt: skip

@@ -62,9 +62,6 @@ from .loss import category_code
 
 __all__ = ["RiskReport", "assess_risk"]
 
-#: Records whose risk exceeds this are "at risk" unless a threshold is given (ARX's default
-#: highest acceptable risk of 20 %).
-DEFAULT_THRESHOLD = RISK_THRESHOLD_DEFAULT
 #: Distinct original rows compared with every published center at a time.
 LINK_CHUNK = 2048
 
@@ -118,7 +115,7 @@ def assess_risk(
     *,
     k: int | None = None,
     metadata: ReleaseMetadata | Mapping[str, Any] | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float = RISK_THRESHOLD_DEFAULT,
 ) -> RiskReport:
     """Re-identification risk of ``published`` (a release of ``original`` under ``schema``).
 

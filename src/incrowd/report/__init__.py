@@ -38,7 +38,8 @@ from ..errors import InputError
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT
 from ..measures.loss import evaluate_release
-from ..measures.risk import DEFAULT_THRESHOLD, assess_risk
+from ..measures.risk import assess_risk
+from ..params import RISK_THRESHOLD_DEFAULT
 from . import data, provenance, words
 from .verdict import check_release
 
@@ -100,7 +101,7 @@ def build_report(
     *,
     title: str = "incrowd release report",
     sources: Mapping[str, tuple[str, str]] | None = None,
-    risk_threshold: float = DEFAULT_THRESHOLD,
+    risk_threshold: float = RISK_THRESHOLD_DEFAULT,
 ) -> Report:
     """The report on ``release_table``, a release of ``original`` under ``schema``.
 

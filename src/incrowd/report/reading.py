@@ -5,8 +5,9 @@ The one place where "an original table and a written release of it" becomes what
 measures and the report read: ``incrowd report``, ``incrowd evaluate``, ``incrowd risk``
 and the browser app (:mod:`incrowd.ui.runs`) all call :func:`load` with one
 :class:`ReadOptions` (the command line's values, or none), and :func:`report_on_files`
-builds the report as ``incrowd report`` writes it; :func:`write_report` writes it by the
-commit protocol.
+builds the report as ``incrowd report`` writes it; :func:`report_output` is how every
+writer commits it (the page sealed, replacing only a report incrowd wrote and nobody
+changed since), :func:`write_report` writes it so.
 
 The settings start from what the release's metadata records (its schema and reading
 options: :mod:`incrowd.pipeline.record`), then the job file (``config``), then the options
@@ -21,12 +22,21 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IncrowdWarning, InputError
+from ..params import RISK_THRESHOLD_DEFAULT
 from ..pipeline.settings import Settings
 
-__all__ = ["Loaded", "ReadOptions", "load", "refuse_stale", "report_on_files", "write_report"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..io.atomic import Output
+
+__all__ = [
+    "Loaded", "ReadOptions", "load", "refuse_stale", "report_on_files", "report_output",
+    "write_report",
+]  # fmt: skip
 
 _KINDS = ("categorical", "numeric", "code", "date")
 
@@ -108,10 +118,13 @@ def _settings(release: Path, meta: Any, options: ReadOptions) -> Settings:
     return job
 
 
-def load(input: Path, release: Path, options: ReadOptions | None = None) -> Loaded:
+def load(input: Path, release: Path, options: ReadOptions | None = None,
+         read: tuple[pd.DataFrame, str] | None = None) -> Loaded:  # fmt: skip
     """The original ``input`` and the written ``release`` of it, read as the release was
     made (its metadata, then ``options``). Warns when the input's SHA-256 differs from the
-    one the metadata records, or a hierarchy differs from the recorded one."""
+    one the metadata records, or a hierarchy differs from the recorded one. ``read``: the
+    input as the run that made the release read it, with its SHA-256 (the app's worker),
+    taken instead of reading and hashing the file again."""
     from ..data.columns import handle_missing
     from ..io.release_format import file_sha256
     from ..io.tables import read_table
@@ -122,13 +135,17 @@ def load(input: Path, release: Path, options: ReadOptions | None = None) -> Load
     files = read_release(release)
     meta = files.metadata
     job = _settings(release, meta, options or ReadOptions())
-    digest = file_sha256(Path(input)) if Path(input).is_file() else None
+    if read is not None:
+        given, digest = read
+    else:
+        given, digest = None, file_sha256(Path(input)) if Path(input).is_file() else None
     recorded = (meta.input or {}).get("sha256") if meta is not None else None
     if recorded is not None and digest is not None and digest != recorded:
         warnings.warn(f"{input} is not the input {release} was made from (its SHA-256 "
                       "differs): the figures compare another table", IncrowdWarning,
                       stacklevel=2)  # fmt: skip
-    table = read_table(input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)
+    table = given if given is not None else read_table(
+        input, sep=job.sep, na_values=job.na_values, encoding=job.encoding)  # fmt: skip
     schema = build_schema(job, table)
     for line in changed_hierarchies(schema, meta.schema if meta is not None else None):
         warnings.warn(line, IncrowdWarning, stacklevel=2)
@@ -153,12 +170,11 @@ def refuse_stale(release: Path, files: Any) -> None:
 
 
 def report_on_files(
-    input: Path, release: Path, loaded: Loaded, *, risk_threshold: float | None = None
+    input: Path, release: Path, loaded: Loaded, *, risk_threshold: float = RISK_THRESHOLD_DEFAULT
 ) -> Any:
     """The report on ``release`` of ``input`` as ``incrowd report`` builds it from what
     :func:`load` read: titled by the release's file name, the files' names and digests
     listed. Returns :class:`~incrowd.report.Report`."""
-    from ..measures.risk import DEFAULT_THRESHOLD
     from . import build_report
 
     files = loaded.files
@@ -167,17 +183,31 @@ def report_on_files(
         sources["input"] = (Path(input).name, loaded.input_sha256)
     if isinstance(files.sha256, str):  # a dataset's parts are each checked by refuse_stale
         sources["release"] = (Path(release).name, files.sha256)
-    threshold = DEFAULT_THRESHOLD if risk_threshold is None else risk_threshold
     return build_report(loaded.table, files.table, loaded.schema, files.metadata,
                         title=f"incrowd report: {Path(release).name}", sources=sources,
-                        risk_threshold=threshold)  # fmt: skip
+                        risk_threshold=risk_threshold)  # fmt: skip
 
 
-def write_report(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` by the commit protocol, replacing only a report incrowd
-    wrote (checked again under the commit's lock)."""
-    from ..io.atomic import Output, commit
-    from ..io.targets import is_report, report_refusal
+def report_output(path: Path, data: bytes) -> Output:
+    """The commit :class:`~incrowd.io.atomic.Output` of a report at ``path``: ``data``, a
+    report page (sealed here: :func:`~incrowd.io.targets.seal_report`) or the PDF printed
+    from one (written as it is), replacing only a report incrowd wrote and nobody changed
+    since (:func:`~incrowd.io.targets.is_report`, checked again under the commit's lock).
+    Every writer of a report (:func:`write_report`, the app's Save) commits this."""
+    from ..io.atomic import Output
+    from ..io.targets import is_report, seal_report
 
-    commit([Output(path, lambda fh: fh.write(data), replaceable=is_report)],
-           refuse_message=report_refusal)  # fmt: skip
+    if not data.startswith(b"%PDF-"):
+        data = seal_report(data)
+    return Output(path, lambda fh: fh.write(data), replaceable=is_report)
+
+
+def write_report(path: Path, data: bytes) -> int:
+    """Write the report ``data`` (a page, or its PDF) to ``path`` by the commit protocol
+    (:func:`report_output`); the number of bytes written."""
+    from ..io.atomic import commit
+    from ..io.targets import report_refusal
+
+    output = report_output(path, data)
+    commit([output], refuse_message=report_refusal)
+    return path.stat().st_size

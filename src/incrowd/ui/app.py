@@ -1,11 +1,11 @@
 """The routes of the local app (Starlette), behind the :class:`~incrowd.ui.security.Guard`.
 
 =======================================  ===================================================
-``GET /``                                the page (one template, one script, one style)
-``GET /static/NAME``                     the page's script and style, from the package
+``GET /``                                the page: one template, its script and style inline
 ``GET /api/choices``                     methods, release forms, roles, types, each help
 ``GET /api/open?path=P[&encoding=E]``    a table or job file: rows, columns, inference
-``POST /api/upload?name=N[&encoding=E]``  a table sent as the body, then opened as a path
+``POST /api/upload?name=N[&into=F]...``  a file sent as the body, opened as a path (``open=0``:
+                                         kept, one of several sent into folder F)
 ``POST /api/hierarchy?column=C``         the levels of C's hierarchy as the form spells it
 ``POST /api/runs``                       start a run of the form's settings (JSON)
 ``GET /api/runs/ID``                     its progress, then its verdict and warnings
@@ -38,14 +38,16 @@ from .tables import choices, form_settings, open_path, preview_hierarchy
 
 __all__ = ["make_app"]
 
-#: What the page may load: its own script and style, the report's inline images.
-_PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                "connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; "
-                "frame-ancestors 'none'")  # fmt: skip
+#: What the page may run and load: its own inline script and style (named by their SHA-256,
+#: filled in by :func:`make_app`), the report's inline images.
+_PAGE_POLICY = ("default-src 'none'; script-src {scripts}; style-src {style}; "
+                "img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; "
+                "base-uri 'none'; frame-ancestors 'none'")  # fmt: skip
 #: The report: its inline style and data: images, no script at all, framed by the page only.
 _REPORT_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                   "frame-ancestors 'self'; sandbox")  # fmt: skip
-_STATIC = {"ui.js": "text/javascript", "look.js": "text/javascript", "ui.css": "text/css"}
+#: The page's script (in this order) and style, from the package.
+_SCRIPTS, _STYLE = ("look.js", "ui.js"), "ui.css"
 #: A saved release's name: a plain file name.
 _STEM = re.compile(PLAIN_NAME)
 
@@ -93,26 +95,20 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
         except IncrowdError as exc:
             return failed(exc)
 
-    # the page (nothing in it changes while the app runs) and its files are made once; the
-    # files are revalidated when the page is loaded again (304)
+    # the page (nothing in it changes while the app runs) is made once, its script and style
+    # inline: three requests fewer before the page is ready (tests/ui/test_ui_browser.py
+    # writes the page load's time to test-output/ui-timings.json)
+    scripts = [here.joinpath("static", name).read_text(encoding="utf-8") for name in _SCRIPTS]
+    style = here.joinpath("static", _STYLE).read_text(encoding="utf-8")
     html = env.get_template("index.html.j2").render(
-        folders=folders.shown(), max_upload=max_upload, choices=choices()
-    )
+        folders=folders.shown(), max_upload=max_upload, choices=choices(),
+        style=_inline(style, "</style"), scripts=[_inline(s, "</script") for s in scripts],
+    )  # fmt: skip
+    policy = _PAGE_POLICY.format(scripts=" ".join(map(_csp_hash, scripts)),
+                                 style=_csp_hash(style))  # fmt: skip
 
     async def page(request: Request) -> Response:
-        return HTMLResponse(html, headers=headers | {"Content-Security-Policy": _PAGE_POLICY})
-
-    kept = {name: here.joinpath("static", name).read_bytes() for name in _STATIC}
-    tags = {name: f'"{hashlib.sha256(data).hexdigest()[:16]}"' for name, data in kept.items()}
-
-    async def static(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in _STATIC:
-            return Response("not found", 404)
-        again = headers | {"Cache-Control": "no-cache", "ETag": tags[name]}
-        if request.headers.get("if-none-match") == tags[name]:
-            return Response(status_code=304, headers=again)
-        return Response(kept[name], media_type=_STATIC[name], headers=again)
+        return HTMLResponse(html, headers=headers | {"Content-Security-Policy": policy})
 
     async def api_choices(request: Request) -> Response:
         return answer(choices)
@@ -135,9 +131,12 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
                                 headers=headers)  # fmt: skip
         query = request.query_params
         try:
-            path = await receive_upload(request, uploads, query.get("name", ""), max_upload)
+            path = await receive_upload(request, uploads, query.get("name", ""), max_upload,
+                                        query.get("into", ""))  # fmt: skip
         except ValueError as exc:  # a name with a folder in it, or not a table's
             return JSONResponse({"error": f"forbidden: {exc}"}, 403, headers=headers)
+        if query.get("open") == "0":  # one of several files: the last one sent is opened
+            return JSONResponse({"into": path.parent.name}, headers=headers)
         return await run_in_threadpool(answer, lambda: open_path(
             folders, str(path), query.get("encoding") or None))  # fmt: skip
 
@@ -169,9 +168,9 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
         run = runs.get(request.path_params["id"])
         if run is None or run.result is None:
             return Response("no report: the run has not finished", 404)
-        return HTMLResponse(
-            run.result["html"], headers=headers | {"Content-Security-Policy": _REPORT_POLICY}
-        )
+        # the page names the release by the name Save replaces: shown, it is "release"
+        html = run.result["page"].replace(run.result["name"], "release")
+        return HTMLResponse(html, headers=headers | {"Content-Security-Policy": _REPORT_POLICY})
 
     async def api_save(request: Request) -> Response:
         form = await body(request)
@@ -192,7 +191,6 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
 
     routes = [
         Route("/", page),
-        Route("/static/{name}", static),
         Route("/api/choices", api_choices),
         Route("/api/open", api_open),
         Route("/api/upload", api_upload, methods=["POST"]),
@@ -215,3 +213,20 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
     )
     app.state.runs = runs
     return app
+
+
+def _inline(text: str, end: str) -> Any:
+    """``text`` to put inside the page's ``<script>`` or ``<style>`` as it is (a file of the
+    package: one that held its own end tag would be a bug)."""
+    from markupsafe import Markup
+
+    if end in text.lower():
+        raise AssertionError(f"a file of the page holds {end}")
+    return Markup(text)  # noqa: S704 - the package's own file, checked above
+
+
+def _csp_hash(text: str) -> str:
+    """The Content-Security-Policy source that allows this inline script or style."""
+    import base64
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"

@@ -9,7 +9,9 @@ after), the files uploaded through the page, and how many runs a session holds.
 - An **upload** is written into a folder of its own inside the app's private folder
   (mode 0700, removed when the app stops), under a hidden name until its last byte came:
   a refused or broken upload leaves no file. The folder is then read like any opened,
-  read-only folder.
+  read-only folder. Files that belong together (a job file, its table, its hierarchy
+  files) are sent one by one into the same folder (``into``), at most
+  :data:`MAX_UPLOAD_FILES` of them.
 - **Runs**: at most :data:`MAX_RUNS` per session (going or holding a release: a failed or
   cancelled run does not count) and :data:`MAX_RUNNING` at once (:class:`TooMany`, answered
   429): each run holds a worker process and its release.
@@ -29,8 +31,8 @@ from typing import Any, TypeVar
 from ..errors import InputError
 from .security import PLAIN_NAME
 
-__all__ = ["MAX_BODY", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD", "TooLarge", "TooMany",
-           "admit_run", "read_json", "receive_upload"]  # fmt: skip
+__all__ = ["MAX_BODY", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD", "MAX_UPLOAD_FILES", "TooLarge",
+           "TooMany", "admit_run", "read_json", "receive_upload"]  # fmt: skip
 
 #: The largest JSON body the app reads (a form of a few hundred columns fits).
 MAX_BODY = 1 << 20
@@ -40,8 +42,13 @@ MAX_UPLOAD = 200 << 20
 MAX_RUNS = 20
 #: Runs going at once (each a worker process; the machine has few cores).
 MAX_RUNNING = 2
-#: An uploaded file's name: letters, digits, - _ . and a table's suffix.
-_NAME = re.compile(PLAIN_NAME + r"\.(csv|tsv|txt|parquet|pq)", re.IGNORECASE)
+#: Files uploaded into one folder (a job file, its table, its hierarchy files).
+MAX_UPLOAD_FILES = 64
+#: An uploaded file's name: letters, digits, - _ . and a table's (or a hierarchy file's, a
+#: CSV) or a job file's suffix.
+_NAME = re.compile(PLAIN_NAME + r"\.(csv|tsv|txt|parquet|pq|toml)", re.IGNORECASE)
+#: The name of an upload's folder (:func:`receive_upload` makes it).
+_FOLDER = re.compile(r"[0-9a-f]{16}")
 
 T = TypeVar("T")
 _ADMIT = threading.Lock()
@@ -89,18 +96,31 @@ async def read_json(request: Any, cap: int = MAX_BODY) -> dict[str, Any]:
     return data
 
 
-async def receive_upload(request: Any, folder: Path, name: str, cap: int) -> Path:
+async def receive_upload(request: Any, folder: Path, name: str, cap: int,
+                         into: str = "") -> Path:  # fmt: skip
     """Write the request's body, a file called ``name``, into a new folder of its own under
-    ``folder``; its path. A name that is not a plain table file name is a ValueError; a body
-    over ``cap`` is :class:`TooLarge`, and nothing is left written."""
+    ``folder``, or into the folder ``into`` an earlier upload made (its files belong
+    together); its path. A name that is not a plain table, hierarchy or job file name, an
+    ``into`` that is not an upload's folder, a name already there or a folder full
+    (:data:`MAX_UPLOAD_FILES`) is a ValueError; a body over ``cap`` is :class:`TooLarge`,
+    and nothing is left written."""
     if not _NAME.fullmatch(name):
-        msg = (f"{name!r} is not a table's plain file name (letters, digits, - _ ., ending "
-               ".csv, .tsv, .txt, .parquet or .pq)")  # fmt: skip
-        raise ValueError(msg)
+        msg = (
+            f"{name!r} is not a plain file name of a table, a hierarchy or a job file "
+            "(letters, digits, - _ ., ending .csv, .tsv, .txt, .parquet, .pq or .toml)"
+        )
+        raise ValueError(msg)  # fmt: skip
+    if into and not (_FOLDER.fullmatch(into) and (folder / into).is_dir()):
+        raise ValueError(f"{into!r} is not a folder of this session's uploads")
+    if into and (folder / into / name).exists():
+        raise ValueError(f"{name} was uploaded into that folder already")
+    if into and len(os.listdir(folder / into)) >= MAX_UPLOAD_FILES:
+        raise ValueError(f"at most {MAX_UPLOAD_FILES} files are uploaded together")
     chunks = _capped(request.headers, request.stream(), cap, f"{name}")
     first = await anext(chunks, b"")  # a Content-Length over the cap: refused before any file
-    place = folder / secrets.token_hex(8)
-    place.mkdir(mode=0o700)
+    place = folder / (into or secrets.token_hex(8))
+    if not into:
+        place.mkdir(mode=0o700)
     part = place / f".{name}.part"
     try:
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -111,7 +131,8 @@ async def receive_upload(request: Any, folder: Path, name: str, cap: int) -> Pat
         return part.replace(place / name)
     except BaseException:
         part.unlink(missing_ok=True)
-        place.rmdir()
+        if not into:
+            place.rmdir()
         raise
 
 
