@@ -12,6 +12,7 @@ times to ``test-output/ui-timings.json``.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -69,6 +70,18 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
         page.wait_for_selector("#run-step:not([hidden])")
         timings["start a run (ms)"] = 1000 * (time.perf_counter() - clock)
         page.wait_for_selector("#stage:has-text('forming crowds')", timeout=60_000)
+        # the method counts its own work (global recoding: the lattice's nodes) and the page
+        # shows it moving within the stage: two different counts seen
+        seen: set[str] = set()
+        end = time.monotonic() + 120
+        while len(seen) < 2 and time.monotonic() < end and not page.query_selector(
+            "body[data-run]"
+        ):
+            text = page.inner_text("#stage")
+            if re.search(r"forming crowds.*, \d+ of \d+$", text):
+                seen.add(text)
+            time.sleep(0.2)
+        assert len(seen) >= 2, seen
         page.locator("#run-step").screenshot(path=SCREENSHOTS / "ui-3-progress.png")
         page.wait_for_selector("body[data-run]", timeout=150_000)
         assert page.get_attribute("body", "data-run") == "done", page.inner_text("#run-step")

@@ -257,3 +257,25 @@ def test_a_job_file_uploaded_with_its_table_and_hierarchy_is_saved_to_run_again(
                                      "--out", str(work / "again.csv")])  # fmt: skip
     assert again.exit_code == 0, again.output
     assert (work / "again.csv").read_bytes() == (work / "r.csv").read_bytes()
+
+
+def test_the_progress_moves_within_a_counted_stage_and_never_back(tmp_path):
+    from incrowd.ui.runs import STAGES, Run
+
+    run = Run("x", None, tmp_path)  # type: ignore[arg-type]
+    seen = []
+    for stage in ("reading the input", "checking the data", "forming crowds (m)"):
+        run.stages.append(stage)
+        run.counted = None
+        seen.append(run.status()["percent"])
+    for done in (0, 30, 60, 100):
+        run.counted = (done, 100)
+        seen.append(run.status()["percent"])
+        assert run.status()["counted"] == [done, 100]
+    run.stages.append("publishing the generalized table")
+    run.counted = None
+    seen.append(run.status()["percent"])
+    assert seen == sorted(seen) and len(set(seen)) >= 5, seen
+    assert seen[2] == round(100 * 2 / STAGES) and seen[5] == round(100 * 2.6 / STAGES)
+    run.state = "done"
+    assert run.status()["percent"] == 100

@@ -21,6 +21,9 @@ Our users run on shared servers and in locked-down containers, so:
   (a ``git pull`` in a clone), it would load stale code. So each folder of cached kernels
   is stamped with a digest of all the package's sources, and emptied of kernels when the
   stamp differs.
+- **Progress**: a long computation counts its work with :func:`report_progress`, to the
+  callback a caller set with :func:`reporting` (:mod:`incrowd._runtime.progress`; a context
+  variable, never a parameter of the work, so nothing it publishes records it).
 """
 
 from __future__ import annotations
@@ -38,10 +41,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .folders import _cache_candidates, _private_folder
+from .progress import progress_part, report_progress, reporting
 
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
-    "in_background",
+    "in_background", "progress_part", "report_progress", "reporting",
 ]  # fmt: skip
 
 T = TypeVar("T")

@@ -241,10 +241,15 @@ def _stdout_to_null() -> tuple[int, int] | None:
     return saved, null
 
 
+#: The stages of a run after reading its input (checking … writing), the bar's length.
+STAGES = 6
+
+
 @contextmanager
 def progress(enabled: bool) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error: over the pipeline's stages, ``stage(name)``; or over
-    counted work, ``stage(name, done, total)`` (blocks of a blockwise run)."""
+    counted work, ``stage(name, done, total)`` (blocks of a blockwise run, the crowds as a
+    method forms them), after which the next stage shows the stages again."""
     if not enabled:
         yield lambda *_args: stop_if_terminated()
         return
@@ -258,12 +263,14 @@ def progress(enabled: bool) -> Iterator[Callable[..., None]]:
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=err_console.get(), transient=True) as progress:
-        task = progress.add_task("reading the input", total=6)
+        task = progress.add_task("reading the input", total=STAGES)
+        stages = [0]  # stages begun
 
         def stage(name: str, done: int | None = None, total: int | None = None) -> None:
             stop_if_terminated()
             if total is None:
-                progress.update(task, description=name, advance=1)
+                stages[0] += 1
+                progress.update(task, description=name, completed=stages[0], total=STAGES)
             else:
                 progress.update(task, description=f"{name} {done}/{total}", completed=done,
                                 total=total)  # fmt: skip

@@ -199,7 +199,10 @@ def anonymize(
                     on_block=lambda done, total: stage("blocks", done, total), **options,
                 )  # fmt: skip
             else:
-                result = anonymize_with(table, schema, job, on_stage=stage)
+                result = anonymize_with(
+                    table, schema, job, on_stage=stage,
+                    on_progress=lambda done, total: stage("forming crowds", done, total),
+                )  # fmt: skip
                 stage("writing the release")
                 result.write(job.out, out_sep, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._runtime import reporting
 from ..algorithms import METHODS
 from ..algorithms.catalogue import check_method
 from ..base import Algorithm
@@ -127,6 +128,7 @@ def anonymize(
     suppressed: str | None = None,
     diversity: Diversity | None = None,
     on_stage: Callable[[str], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
     on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
 ) -> Release:
     """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
@@ -159,8 +161,9 @@ def anonymize(
     are published as a row of ``*`` in every quasi-identifier (``"star"``, the default of
     global recoding, which keeps them none or at least k) or left out (``"drop"``, the
     others' default).
-    ``on_fitted(method, space)`` is called once the method is fitted (for callers that need
-    more than the release: the blockwise run's global certificate).
+    ``on_stage(name)`` is called as each stage starts, ``on_progress(done, total)`` as the
+    crowds form (counted by the method, throttled), ``on_fitted(method, space)`` once it is
+    fitted (for callers that need more than the release: the blockwise run's certificate).
     """
     settings = Settings.of_run(
         k, method=method, release=release, params=params, seed=seed, missing=missing,
@@ -181,7 +184,8 @@ def anonymize(
     elif qi is not None or hierarchies is not None:
         msg = "give either a schema or qi= (with hierarchies=), not both"
         raise ParameterError(msg)
-    published = anonymize_with(table, schema, settings, on_stage=on_stage, on_fitted=on_fitted)
+    published = anonymize_with(table, schema, settings, on_stage=on_stage,
+                               on_progress=on_progress, on_fitted=on_fitted)  # fmt: skip
     for line in homogeneity_warnings(published.metadata):
         warnings.warn(line, IncrowdWarning, stacklevel=2)
     if type(table).__module__.split(".")[0] == "polars":  # the kind of frame it was given
@@ -197,6 +201,7 @@ def anonymize_with(
     settings: Settings,
     *,
     on_stage: Callable[[str], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
     on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
 ) -> Release:
     """:func:`anonymize` with its settings as one :class:`Settings` (each checked when it
@@ -253,7 +258,8 @@ def anonymize_with(
     if constrained and tags.full_domain and "l" not in fixed:  # suppress what breaks the model
         assert diversity is not None
         algorithm.set_params(class_check=diversity_check(sensitive, diversity))
-    algorithm.fit(space, target)
+    with reporting(on_progress):  # counted by the method, not a parameter: none in the release
+        algorithm.fit(space, target)
     if on_fitted is not None:
         on_fitted(algorithm, space)
     partition = algorithm.partition_

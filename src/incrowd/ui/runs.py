@@ -61,6 +61,7 @@ class Run:
     process: Any = None
     state: str = "running"  # running | done | failed | cancelled
     stages: list[str] = field(default_factory=list)
+    counted: tuple[int, int] | None = None  # the method's own count in its stage (done, total)
     started: float = field(default_factory=time.monotonic)
     seconds: float | None = None
     error: str | None = None
@@ -71,10 +72,15 @@ class Run:
     def status(self) -> dict[str, Any]:
         """What the page's progress poll reads."""
         done = self.state == "done"
-        share = 1.0 if done else min(len(self.stages), STAGES - 1) / STAGES
+        # the stages before this one, and of this one what its method counted: never back
+        steps = max(len(self.stages) - 1, 0)
+        if self.counted is not None and self.counted[1] > 0:
+            steps += min(self.counted[0] / self.counted[1], 1.0)
+        share = 1.0 if done else min(steps, STAGES - 1) / STAGES
         out: dict[str, Any] = {
             "id": self.id, "state": self.state, "stage": self.stages[-1] if self.stages else "",
             "step": len(self.stages), "percent": round(100 * share), "error": self.error,
+            "counted": list(self.counted) if self.counted is not None else None,
             "seconds": round(self.seconds if self.seconds is not None
                              else time.monotonic() - self.started, 1),
         }  # fmt: skip
@@ -115,6 +121,10 @@ class Runs:
                 with run.lock:  # a result that comes as the run is cancelled is dropped
                     if kind == "stage":
                         run.stages.append(value)
+                        run.counted = None
+                        continue
+                    if kind == "progress":
+                        run.counted = value
                         continue
                     if run.state == "running" and kind == "done":
                         run.result, run.state = value, "done"
@@ -181,7 +191,8 @@ def _warm() -> None:
 def _work(job: Settings, folder: str, conn: Any) -> None:
     """The worker: run ``job``, write the release into ``folder``, read it back as ``incrowd
     report`` does, build its report and what the page shows of it (:func:`.compare.look`);
-    send ("stage", name)…, then ("done", result) or ("error", the command line's one line)."""
+    send ("stage", name) and, while the crowds form, ("progress", (done, total))…, then
+    ("done", result) or ("error", the command line's one line)."""
     import secrets
 
     from ..io.release_format import file_sha256
@@ -206,7 +217,13 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             table = read_table(job.input, **reading)
             schema = build_schema(job, table)
             sep = table_separator(job.input, job.sep, job.encoding)
-            result = anonymize_with(table, schema, job, on_stage=stage)
+            result = anonymize_with(
+                table,
+                schema,
+                job,
+                on_stage=stage,
+                on_progress=lambda d, t: conn.send(("progress", (d, t))),
+            )
             stage("writing the release")
             # the report names the release's file, whose name Save learns only later: it is
             # built on a name found nowhere else in the page, which Save replaces

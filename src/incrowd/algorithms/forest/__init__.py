@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._runtime import report_progress
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
 from ...errors import ParameterError
@@ -231,7 +232,9 @@ class ForestKAnonymity(GeneralizedMethod):
         dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
         self._bound_terms = dist[:, k - 2].copy()
         self.lower_bound_ = float(self._bound_terms.sum())
+        report_progress(1, 4)  # steps: the lists, the trees, the moves, the deletions
         crowds = forest_crowds(dist, idx, k, model, refine=bool(self.improve))
+        report_progress(2, 4)
         self.forest_weight_ = crowds.weight
         self.n_stuck_ = crowds.n_stuck
         self.max_tree_size_ = crowds.max_tree_size
@@ -248,9 +251,11 @@ class ForestKAnonymity(GeneralizedMethod):
                 labels, idx, k, bool(self.improve), bool(self.allow_deletion), model.row_cost,
                 MAX_ROUNDS, model.kernel_args(),
             )  # fmt: skip
+        report_progress(3, 4)
         if budget:
             budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS,
                                model.kernel_args())  # fmt: skip
+        report_progress(4, 4)
         self.partition_ = Partition(labels)
         self.n_deleted_ = self.partition_.n_suppressed
         self.cost_ = model.of(self.partition_.labels)

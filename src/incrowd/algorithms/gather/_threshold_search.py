@@ -10,12 +10,14 @@ pairs, and the bound is the last failure.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 import numpy as np
 
+from ..._runtime import report_progress
 from ...space.metric_space import MetricSpace
 
 __all__ = ["Threshold", "search_threshold", "pairwise_candidates", "diameter_bound", "reach"]
@@ -26,6 +28,8 @@ T = TypeVar("T")
 EXACT_SEARCH_LIMIT = 2500
 #: Guard against rounding between numpy's and the KD-tree's distance arithmetic.
 SLACK = 1e-12
+#: The bracketing's first step, at least this share of the diameter bound.
+FIRST_STEP = 1e-6
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,33 @@ def search_threshold(
     """Find a small value where ``test`` succeeds, knowing ``d* ≥ lo`` and success at ``hi``.
 
     ``test`` returns a result object on success and None on failure. Success is guaranteed
-    for every value ≥ d* (the callers' lemmas), so any failure is a lower bound.
+    for every value ≥ d* (the callers' lemmas), so any failure is a lower bound. Progress
+    (:func:`~incrowd._runtime.report_progress`): the tests run, of at most the binary
+    search's over the candidates, or the doubling's and bisection's to ``tol``.
     """
+    most = (int(len(candidates)).bit_length() + 1 if candidates is not None
+            else 4 + math.ceil(-math.log2(FIRST_STEP) - math.log2(max(tol, 1e-15))))  # fmt: skip
+    calls = [0]
+
+    def counted(x: float) -> T | None:
+        result = test(x)
+        calls[0] += 1
+        report_progress(min(calls[0], most - 1), most)  # the bound may be loose: not before
+        return result
+
+    found = _search(counted, lo, hi, candidates, tol)
+    report_progress(most, most)
+    return found
+
+
+def _search(
+    test: Callable[[float], T | None],
+    lo: float,
+    hi: float,
+    candidates: np.ndarray | None,
+    tol: float,
+) -> Threshold[T]:
+    """:func:`search_threshold`'s search."""
     tests = 0
     if candidates is not None:
         a, b = 0, len(candidates) - 1
@@ -90,7 +119,7 @@ def search_threshold(
     if res is not None:
         return Threshold(lo, res, lo, tests)
     fail = lo
-    step = max(lo, hi * 1e-6)
+    step = max(lo, hi * FIRST_STEP)
     success_value, success = hi, None
     while fail + step < hi:  # bracket by doubling the step
         x = fail + step

@@ -25,6 +25,9 @@ is why it is not used to prune; k-anonymity with a suppression budget is monoton
 lattice (a class above is a union of classes below, so ``S(M) ⊆ S(N)``), and so is distinct
 l-diversity, but the search needs neither.
 
+Progress (:func:`~incrowd._runtime.report_progress`): nodes taken of the
+lattice's nodes, then all of them when the search ends (the rest pruned).
+
 With a time limit, the search stops early: the best node found and the least ``β`` in the
 heap, a lower bound on the optimum, are returned with ``optimal`` False.
 
@@ -44,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._runtime import report_progress
 from ._classes import node_classes, node_figures, suppressed_classes
 
 #: A privacy model's verdict per class, given each distinct row's class and their number.
@@ -195,6 +199,7 @@ def search(
             lower = key if best is None else min(key, best[0])
             break
         taken.add(node)
+        report_progress(len(taken), size)
         levels = np.array([(node // stride[j]) % (height[j] + 1) for j in range(b)], np.intp)
         if levels.tolist() == top.tolist():
             after = key
@@ -215,6 +220,7 @@ def search(
                 if guess > known.get(up, -np.inf):
                     known[up] = guess
                     heapq.heappush(heap, (guess, up))
+    report_progress(size, size)  # the nodes not taken were pruned, or the time ran out
     if best is None:
         return None
     optimal = lower is None or lower >= best[0]

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ..._runtime import threads
+from ..._runtime import report_progress, threads
 from ...base import Algorithm, Guarantee, Tags
 from ...costs import SSE
 from ...params import CrowdSize, OneOf
@@ -122,7 +122,8 @@ def mdav_labels(geometry: Geometry, k: int, single: bool, n_threads: int) -> np.
     (:data:`PARALLEL_MIN_RECORDS`), while passes are long enough (:data:`PARALLEL_MIN_ROWS`)
     and there is more than one thread, each epoch runs the variant
     last measured faster per record scanned; the other is timed again after 8, 16, 32, ...
-    epochs (back to 8 when it wins), since other jobs on the machine come and go.
+    epochs (back to 8 when it wins), since other jobs on the machine come and go. Progress:
+    the records placed after each epoch (:func:`~incrowd._runtime.report_progress`).
     """
     state = State(geometry.numeric, geometry.codes, geometry.entries, geometry.offsets)
     chooser = _Chooser(n_threads if geometry.n >= PARALLEL_MIN_RECORDS else 1)
@@ -135,9 +136,11 @@ def mdav_labels(geometry: Geometry, k: int, single: bool, n_threads: int) -> np.
         )
         if state.m == before:
             break
+        report_progress(geometry.n - state.m, geometry.n)  # records placed
         scanned = (before + state.m) / 2 * (before - state.m)
         chooser.record(parallel, (time.perf_counter() - start) / scanned)
     KERNELS[False, coded]["finish"](*state.arrays(), state.m, state.g, k, single)
+    report_progress(geometry.n, geometry.n)
     return state.labels
 
 

@@ -17,7 +17,7 @@ from typing import ClassVar, Literal, Self
 
 import numpy as np
 
-from ..._runtime import in_background
+from ..._runtime import in_background, progress_part, report_progress
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ...errors import InfeasibleError, ParameterError
@@ -46,14 +46,9 @@ from .bounds import (
 )
 
 __all__ = [
-    "ASCENT_ROUNDS",
-    "FOREST_SETS_UP_TO_K",
-    "FOREST_WINS_UP_TO_K",
-    "FRAGMENTATION",
-    "RESPLIT_ROUNDS",
-    "LocalRecoding",
-    "polish",
-]
+    "ASCENT_ROUNDS", "FOREST_SETS_UP_TO_K", "FOREST_WINS_UP_TO_K", "FRAGMENTATION",
+    "PHASES", "RESPLIT_ROUNDS", "LocalRecoding", "polish",
+]  # fmt: skip
 
 Seeds = Literal["cheapest", "rounds"]
 
@@ -66,6 +61,10 @@ FOREST_WINS_UP_TO_K = 2
 #: With value sets the forest runs up to this k, and the specialization only above it:
 #: where each was measured to win on Adult (``benchmarks/adult.py``).
 FOREST_SETS_UP_TO_K = 29
+#: Progress (:func:`~incrowd._runtime.report_progress`) counts these steps: the neighbour
+#: lists 1, the construction 3 (the specialization's seedings and split-downs), the moves 1,
+#: the polishing rounds 3, the bound 1, a forest after all 1, the search and deletions 1.
+PHASES = 11
 
 
 class LocalRecoding(GeneralizedMethod):
@@ -313,6 +312,7 @@ class LocalRecoding(GeneralizedMethod):
                                      rounds=int(self.bound_rounds), budget=budget)  # fmt: skip
 
         bounded = in_background(bound)
+        report_progress(1, PHASES)
         limit = size_limit(k)
         self.max_tree_size_ = limit
         self.paper_cost_ = None
@@ -324,7 +324,8 @@ class LocalRecoding(GeneralizedMethod):
         # not prove its ratio for the crowds kept
         sets_forest = self.generalize == "sets" and not ell and k <= FOREST_SETS_UP_TO_K
         if ell or (k > FOREST_WINS_UP_TO_K and not sets_forest):
-            candidates["specialization"], _, frag = self._specialize(model, k, sens, ell)
+            with progress_part(1, 4, PHASES):
+                candidates["specialization"], _, frag = self._specialize(model, k, sens, ell)
         elif k == 2:
             pairs = pair_crowds(model, index)
             if pairs is not None:
@@ -345,17 +346,21 @@ class LocalRecoding(GeneralizedMethod):
         def best() -> str:
             return min(costs, key=lambda name: (lacking[name], costs[name]))
 
+        report_progress(4, PHASES)
         for name in candidates:
             improved(name)
         # l-diverse crowds are polished again after their repair (one round here saves a
         # second on Adult, the loss within 1 %)
-        polish(candidates[best()], idx, k, model, frag, sens, ell, rounds)
+        with progress_part(5, 8, PHASES):
+            polish(candidates[best()], idx, k, model, frag, sens, ell, rounds)
         costs[best()] = model.of(candidates[best()])
         self.lower_bound_ = bounded()
+        report_progress(9, PHASES)
         if "forest" not in candidates and costs[best()] > limit * self.lower_bound_:
-            candidates["forest"] = self._forest(model, index, k)
-            improved("forest")
-            polish(candidates["forest"], idx, k, model, frag, sens, ell, rounds)
+            with progress_part(9, 10, PHASES):
+                candidates["forest"] = self._forest(model, index, k)
+                improved("forest")
+                polish(candidates["forest"], idx, k, model, frag, sens, ell, rounds)
             costs["forest"] = model.of(candidates["forest"])
         self.construction_ = best()
         labels = candidates[self.construction_]
@@ -369,6 +374,7 @@ class LocalRecoding(GeneralizedMethod):
         if budget:  # each deletion lowers the cost: the guarantee below still holds
             budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS, cm, sens, ell)
             costs[self.construction_] = model.of(labels)
+        report_progress(PHASES, PHASES)
         self.partition_ = Partition(labels)
         self.cost_ = costs[self.construction_]
         self._proven = (self.cost_ <= limit * self.lower_bound_

@@ -5,13 +5,15 @@ single records between neighbouring crowds (:func:`~incrowd.algorithms._shared.i
 improve_labels`); rounds stop when one gains too little.
 
 Guarantee: never raises the cost; every crowd keeps ``k`` records and, with ``ell`` ≥ 2,
-``ell`` distinct sensitive codes. Time: ``rounds`` times a re-split and the moves.
+``ell`` distinct sensitive codes. Time: ``rounds`` times a re-split and the moves. Progress:
+the rounds (:func:`~incrowd._runtime.report_progress`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._runtime import report_progress
 from ...costs import GeneralizationCost
 from .._shared.improve import improve_labels
 from ..forest import MAX_ROUNDS
@@ -56,7 +58,8 @@ def polish(
     records."""
     cm = model.kernel_args()
     cost = model.of(labels)
-    for _ in range(rounds):
+    for done in range(rounds):
+        report_progress(done, rounds)
         if not resplit_pairs(labels, neighbours, k, cm, frag, sens, ell):
             break
         improve_labels(labels, neighbours, k, True, 0, model.row_cost, MAX_ROUNDS, cm,
@@ -64,3 +67,4 @@ def polish(
         cost, before = model.of(labels), cost
         if cost > (1.0 - MIN_ROUND_GAIN) * before:
             break
+    report_progress(rounds, rounds)  # the rounds not run were not worth it

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._runtime import jit
+from ..._runtime import jit, report_progress
 from ._lattice import child_ranks, dense_keys
 
 __all__ = ["global_classes", "mean_classes"]
@@ -332,6 +332,7 @@ def _rounds(n: int, walk: Walk, height: np.ndarray) -> tuple[np.ndarray, np.ndar
         parts += np.split(members, starts[1:])
         part_levels += [levels.copy()] * starts.size
         left = left[~kept]
+        report_progress(n - left.size, n)
     perm = np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
     bounds = np.r_[0, np.cumsum([p.size for p in parts])].astype(np.intp)
     levels_out = np.array(part_levels, dtype=np.intp).reshape(len(parts), b)

@@ -9,13 +9,15 @@ result is kept.
 Guarantee: every crowd holds at least ``k`` records (and ``ell`` distinct sensitive codes
 where it can); no bound against the optimum of its own (the estimator's certificate gives
 one). Time: the seeds (:mod:`._cheapest`, :mod:`._seed`) and :math:`O(n d b (b + \\log n))`
-per split-down (``d``: depth of the splits).
+per split-down (``d``: depth of the splits). Progress: the seedings (records placed by
+their rounds) and the split-downs, counted (:func:`~incrowd._runtime.report_progress`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._runtime import progress_part, report_progress
 from ...costs import GeneralizationCost
 from ._cheapest import cheapest_classes
 from ._seed import global_classes, mean_classes
@@ -48,22 +50,29 @@ def specialization(
     ``sens`` codes where it can): its labels, cost and weighing."""
     cm = model.kernel_args()
     cheapest = None
+    shares = WAIT_SHARES if generalize != "levels" and not ell else (None,)
+    total = len(shares) * (1 + len(FRAGMENTATION))  # progress: each seeding, each split-down
     if seeds == "cheapest" and generalize == "levels" and not ell:
         cheapest = cheapest_classes(model.n, k, cm)
     if cheapest is not None:
         starts = [cheapest]
     elif generalize == "levels" or ell:
-        starts = [mean_classes(model.n, k, cm, BEAM_WIDTH, sens, ell)]
+        with progress_part(0, 1, total):
+            starts = [mean_classes(model.n, k, cm, BEAM_WIDTH, sens, ell)]
     else:
-        top = float(cm[8].sum())
-        starts = [global_classes(model.n, k, share * top, cm) for share in WAIT_SHARES]
+        top, starts = float(cm[8].sum()), []
+        for i, share in enumerate(WAIT_SHARES):
+            with progress_part(i, i + 1, total):
+                starts.append(global_classes(model.n, k, share * top, cm))
     best: tuple[np.ndarray, float, float] | None = None
-    for perm, bounds, levels in starts:
-        for frag in FRAGMENTATION:
+    for i, (perm, bounds, levels) in enumerate(starts):
+        for j, frag in enumerate(FRAGMENTATION):
+            report_progress(len(starts) + i * len(FRAGMENTATION) + j, total)
             labels = np.empty(model.n, dtype=np.intp)
             labels[perm] = specialize(k, cm, perm, bounds, levels, frag, sens, ell)
             cost = model.of(labels)
             if best is None or cost < best[1]:
                 best = (labels, cost, frag)
+    report_progress(total, total)
     assert best is not None
     return best

@@ -275,7 +275,8 @@ function progress(status) {
   $("bar").style.width = `${status.percent}%`;
   $("percent").textContent = `${status.percent} % · ${status.seconds} s`;
   $("stage").textContent = {
-    running: `stage ${status.step}: ${status.stage}`,
+    running: `stage ${status.step}: ${status.stage}` +
+      (status.counted ? `, ${status.counted[0]} of ${status.counted[1]}` : ""),
     done: "done", cancelled: "cancelled: nothing was written", failed: status.error,
   }[status.state];
   if (status.state === "running") return;
