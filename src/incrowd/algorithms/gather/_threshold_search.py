@@ -72,76 +72,73 @@ def search_threshold(
     """
     most = (int(len(candidates)).bit_length() + 1 if candidates is not None
             else 4 + math.ceil(-math.log2(FIRST_STEP) - math.log2(max(tol, 1e-15))))  # fmt: skip
+    test = _counting(test, most)
+    try:
+        tests = 0
+        if candidates is not None:
+            a, b = 0, len(candidates) - 1
+            best = None
+            while a <= b:  # smallest index whose test succeeds (binary search)
+                mid = (a + b) // 2
+                tests += 1
+                res = test(float(candidates[mid]))
+                if res is not None:
+                    best, b = (mid, res), mid - 1
+                else:
+                    a = mid + 1
+            if best is None:  # cannot happen when the largest distance is a candidate
+                res = test(hi)
+                assert res is not None, "the test must succeed at the diameter"
+                return Threshold(hi, res, float(candidates[-1]), tests + 1)
+            idx, res = best
+            # Every candidate below idx that was tested failed; the bound is candidates[idx]
+            # only if idx-1 failed or idx is the first candidate (≥ lo, itself a bound).
+            return Threshold(float(candidates[idx]), res, float(candidates[idx]), tests)
+
+        tests += 1
+        res = test(lo)
+        if res is not None:
+            return Threshold(lo, res, lo, tests)
+        fail = lo
+        step = max(lo, hi * FIRST_STEP)
+        success_value, success = hi, None
+        while fail + step < hi:  # bracket by doubling the step
+            x = fail + step
+            tests += 1
+            res = test(x)
+            if res is not None:
+                success_value, success = x, res
+                break
+            fail, step = x, step * 2
+        if success is None:
+            tests += 1
+            success = test(hi)
+            assert success is not None, "the test must succeed at the diameter"
+        while success_value - fail > tol * success_value:
+            x = 0.5 * (fail + success_value)
+            tests += 1
+            res = test(x)
+            if res is not None:
+                success_value, success = x, res
+            else:
+                fail = x
+        return Threshold(success_value, success, fail, tests)
+    finally:
+        report_progress(most, most)
+
+
+def _counting(test: Callable[[float], T | None], most: int) -> Callable[[float], T | None]:
+    """``test``, reporting how many tests ran, at most ``most - 1`` until the search ends
+    (the bound may be loose: the bar is not full before)."""
     calls = [0]
 
     def counted(x: float) -> T | None:
         result = test(x)
         calls[0] += 1
-        report_progress(min(calls[0], most - 1), most)  # the bound may be loose: not before
+        report_progress(min(calls[0], most - 1), most)
         return result
 
-    found = _search(counted, lo, hi, candidates, tol)
-    report_progress(most, most)
-    return found
-
-
-def _search(
-    test: Callable[[float], T | None],
-    lo: float,
-    hi: float,
-    candidates: np.ndarray | None,
-    tol: float,
-) -> Threshold[T]:
-    """:func:`search_threshold`'s search."""
-    tests = 0
-    if candidates is not None:
-        a, b = 0, len(candidates) - 1
-        best = None
-        while a <= b:  # smallest index whose test succeeds (binary search)
-            mid = (a + b) // 2
-            tests += 1
-            res = test(float(candidates[mid]))
-            if res is not None:
-                best, b = (mid, res), mid - 1
-            else:
-                a = mid + 1
-        if best is None:  # cannot happen when the largest distance is a candidate
-            res = test(hi)
-            assert res is not None, "the test must succeed at the diameter"
-            return Threshold(hi, res, float(candidates[-1]), tests + 1)
-        idx, res = best
-        # Every candidate below idx that was tested failed; the bound is candidates[idx]
-        # only if idx-1 failed or idx is the first candidate (≥ lo, itself a bound).
-        return Threshold(float(candidates[idx]), res, float(candidates[idx]), tests)
-
-    tests += 1
-    res = test(lo)
-    if res is not None:
-        return Threshold(lo, res, lo, tests)
-    fail = lo
-    step = max(lo, hi * FIRST_STEP)
-    success_value, success = hi, None
-    while fail + step < hi:  # bracket by doubling the step
-        x = fail + step
-        tests += 1
-        res = test(x)
-        if res is not None:
-            success_value, success = x, res
-            break
-        fail, step = x, step * 2
-    if success is None:
-        tests += 1
-        success = test(hi)
-        assert success is not None, "the test must succeed at the diameter"
-    while success_value - fail > tol * success_value:
-        x = 0.5 * (fail + success_value)
-        tests += 1
-        res = test(x)
-        if res is not None:
-            success_value, success = x, res
-        else:
-            fail = x
-    return Threshold(success_value, success, fail, tests)
+    return counted
 
 
 def diameter_bound(space: MetricSpace) -> float:
