@@ -63,22 +63,31 @@ def choices() -> dict[str, Any]:
 
 @functools.cache
 def warm() -> None:
-    """Import and run once what opening a table needs (pandas, the readers, the inference,
-    the schema), on a table of two rows: the app calls it as it starts (once per process),
-    so that the first table opened does not wait for a second of imports."""
+    """Import and run once what opening a table or a job file needs (pandas, the readers,
+    the inference, the schema, the inspect row, the job file's reader), on a job file and
+    its table of two rows, not kept: the app calls it as it starts (once per process), so
+    that the first table opened does not wait for a second of imports."""
     import tempfile
 
+    from ..data.inspection import column_row
     from ..data.types import infer_types
     from ..io.tables import read_table
-    from ..pipeline.job import build_schema  # noqa: F401 - the preview's modules
+    from ..pipeline.job import build_schema, read_job
 
     choices()
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         path = Path(folder) / "warm.csv"
         path.write_text("age,zip,day,job\n30,02142,2024-03-05,clerk\n41,60615,2023-12-01,x\n")
+        (Path(folder) / "warm.toml").write_text('input = "warm.csv"\n[columns]\nqi = ["zip"]\n'
+                                                '[hierarchy]\nzip = "prefix"\n')  # fmt: skip
+        job = read_job(Path(folder) / "warm.toml")
         table = read_table(path)
-        infer_types(table, list(table.columns))
+        found = infer_types(table, list(table.columns))
+        for inference in found.values():
+            column_row(inference, len(table))
+        hierarchy_options(table, found)
+        build_schema(job, table)
 
 
 def open_path(folders: Folders, text: str, encoding: str | None = None) -> dict[str, Any]:
