@@ -78,7 +78,7 @@ def test_no_writable_cache_anywhere_still_runs(tmp_path):
         t = pd.DataFrame({"a": np.arange(40) % 7, "b": [f"x{i % 3}" for i in range(40)]})
         s = incrowd.Schema({"a": incrowd.Numeric(), "b": incrowd.Categorical()})
         # one method: every kernel is compiled through the same _runtime.jit (a second
-        # method only compiled more kernels in memory: 20 s of the suite)
+        # method only compiled more kernels in memory)
         r = incrowd.anonymize(t, s, 3, method="mdav", seed=1)
         assert incrowd.verify(r, ["a", "b"], 3).ok
         print("ok")

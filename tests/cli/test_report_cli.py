@@ -227,6 +227,29 @@ def test_a_page_over_the_size_limit_is_not_read(tmp_path, monkeypatch):
     assert not is_report(page)
 
 
+def test_a_printed_report_is_recognized_by_its_title(tmp_path):
+    pdf = tmp_path / "r.pdf"
+    skia = b"\n/Producer (Skia/PDF m150)>>\n%%EOF\n"
+    pdf.write_bytes(b"%PDF-1.4\n1 0 obj\n<</Title (incrowd report: r.csv)" + skia)
+    assert is_report(pdf)
+    title = "incrowd report: ö.csv".encode("utf-16-be").hex().upper()
+    pdf.write_bytes(b"%PDF-1.4\n<</Title <FEFF" + title.encode() + b">" + skia)
+    assert is_report(pdf)
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (annual report)" + skia)
+    assert not is_report(pdf)
+    # the same title, but printed by another program, or signed since (an update appended)
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report review)/Producer (Word)>>\n%%EOF\n")
+    assert not is_report(pdf)
+    pdf.write_bytes(b"%PDF-1.4\n<</Title (incrowd report: r.csv)" + skia + b"signed" + skia)
+    assert not is_report(pdf)
+    page = tmp_path / "r.html"
+    page.write_text(f'<html><head></head><body>{REPORT_GENERATOR} 1"></body></html>')
+    assert not is_report(page)  # named in the body, not as the page's generator
+    page.write_text(f'<!-- quoting <meta name="generator" content="{REPORT_GENERATOR} 1"> -->'
+                    "<html><body>my notes</body></html>")  # fmt: skip
+    assert not is_report(page)  # not an HTML page incrowd starts
+
+
 def test_other_quasi_identifiers_than_the_release_s_are_refused(work):
     """Checking a narrower set could pass a release that fails on its own: one line, no page."""
     one_error(report(work, "--qi", "age", out="narrow.html"), "same --qi")

@@ -360,3 +360,27 @@ def test_formula_cells_in_a_written_release(tmp_path):
     assert not (tmp_path / "s.csv").exists()
     rel.write(tmp_path / "r.parquet")  # typed: stored as it is
     assert sorted(pd.read_parquet(tmp_path / "r.parquet")["note"]) == sorted(table["note"])
+
+
+def test_a_group_with_two_files_of_one_name_is_refused_before_any_write(tmp_path):
+    """The last of two outputs with one path would silently win over the first."""
+    target = tmp_path / "r-input.csv"
+    with pytest.raises(ValueError, match="different names"):
+        commit([Output(target, lambda fh: fh.write(b"table")),
+                Output(tmp_path / "r-input.csv", lambda fh: fh.write(b"hierarchy"))])  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_encoded_bytes_are_written_as_the_table_of_a_csv_release_only(tmp_path):
+    from incrowd.io.release_format import write_release
+
+    table = pd.DataFrame({"a": [1, 2]})
+    encoded = b"a\n1\n2\n"
+    written, meta = write_release(table, {"k": 2}, tmp_path / "r.csv", encoded=encoded)
+    assert written.read_bytes() == encoded
+    import hashlib
+
+    assert json.loads(meta.read_text())["table_sha256"] == hashlib.sha256(encoded).hexdigest()
+    with pytest.raises(ValueError, match="not a Parquet release"):
+        write_release(table, {"k": 2}, tmp_path / "r.parquet", encoded=encoded)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.json"]

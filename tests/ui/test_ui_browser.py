@@ -74,8 +74,8 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
         # shows it moving within the stage: two different counts seen
         seen: set[str] = set()
         end = time.monotonic() + 120
-        while len(seen) < 2 and time.monotonic() < end and not page.query_selector(
-            "body[data-run]"
+        while (
+            len(seen) < 2 and time.monotonic() < end and not page.query_selector("body[data-run]")
         ):
             text = page.inner_text("#stage")
             if re.search(r"forming crowds.*, \d+ of \d+$", text):

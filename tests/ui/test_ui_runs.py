@@ -279,3 +279,31 @@ def test_the_progress_moves_within_a_counted_stage_and_never_back(tmp_path):
     assert seen[2] == round(100 * 2 / STAGES) and seen[5] == round(100 * 2.6 / STAGES)
     run.state = "done"
     assert run.status()["percent"] == 100
+
+
+def test_uploaded_files_that_would_be_saved_under_one_name_refuse_the_save(
+    client, origin, tmp_path
+):
+    """A hierarchy file uploaded as input.csv would be saved as r-input.csv, the table's
+    copy: Save refuses with one line (one of them would be lost), nothing written."""
+    work = tmp_path / "work"
+    files = {"t.csv": b"age,sex\n30,M\n31,F\n40,M\n41,F\n", "input.csv": b"M;*\nF;*\n",
+             "job.toml": b'input = "t.csv"\n[columns]\nqi = ["age", "sex"]\n'
+                         b'[hierarchy]\nsex = "input.csv"\n'}  # fmt: skip
+    into = ""
+    for name, body in files.items():
+        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
+        answer = client.post("/api/upload", params=params, content=body, headers=origin)
+        into = into or answer.json()["into"]
+    view = answer.json()
+    form = dict(view["form"], input=view["input"], k=2)
+    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                        headers=origin)  # fmt: skip
+    assert saved.status_code == 400, saved.text
+    assert saved.json()["error"] == (
+        "error: cannot save: input.csv and the uploaded t.csv would both be saved as "
+        "r-input.csv; rename one of the uploaded files and upload it again"
+    )
+    assert list(work.iterdir()) == []

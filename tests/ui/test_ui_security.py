@@ -391,3 +391,43 @@ def test_the_page_runs_only_its_own_inline_script_and_style(client, local):
     assert style_src == [source(s) for s in styles]
     assert "unsafe" not in policy and "default-src 'none'" in policy
     assert client.get("/static/ui.js").status_code == 404
+
+
+def test_two_uploads_of_one_name_into_one_folder_never_replace_each_other(tmp_path):
+    """Both in flight at once: the second is refused (its own part file, created before its
+    body is read), the first completes, and a name already there is never replaced."""
+    import asyncio
+
+    from incrowd.ui.limits import receive_upload
+
+    class Body:
+        def __init__(self, chunks, gate=None):
+            self.headers, self.chunks, self.gate = {}, chunks, gate
+
+        async def stream(self):
+            for i, chunk in enumerate(self.chunks):
+                if i == 1 and self.gate is not None:
+                    await self.gate.wait()  # the first upload stops half way
+                yield chunk
+
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    first = asyncio.run(receive_upload(Body([b"a\n"]), uploads, "t.csv", 1000))
+    into = first.parent.name
+
+    async def both():
+        gate = asyncio.Event()
+        a = asyncio.create_task(receive_upload(Body([b"A1\n", b"A2\n"], gate), uploads,
+                                               "h.csv", 1000, into))  # fmt: skip
+        await asyncio.sleep(0.05)  # a is waiting half way, its part file made
+        with pytest.raises(ValueError, match="being uploaded into that folder already"):
+            await receive_upload(Body([b"B\n"]), uploads, "h.csv", 1000, into)
+        gate.set()
+        return await a
+
+    done = asyncio.run(both())
+    assert done.read_bytes() == b"A1\nA2\n"
+    with pytest.raises(ValueError, match="uploaded into that folder already"):
+        asyncio.run(receive_upload(Body([b"C\n"]), uploads, "h.csv", 1000, into))
+    assert done.read_bytes() == b"A1\nA2\n"
+    assert sorted(p.name for p in first.parent.iterdir()) == ["h.csv", "t.csv"]

@@ -125,6 +125,9 @@ def commit(outputs: Sequence[Output], refuse_message: Callable[[Path], str] | No
     if any(p.parent != folder for p in paths):
         msg = "the files of one group must share a directory"
         raise ValueError(msg)
+    if len(set(paths)) != len(paths):  # the last would silently win over the others
+        msg = f"the files of one group must have different names: {sorted(map(str, paths))}"
+        raise ValueError(msg)
     for out, path in zip(outputs, paths, strict=True):
         check_target(path, directory=out.staged is not None and out.staged.is_dir())
     _refuse_existing(outputs, paths, refuse_message)  # before any work

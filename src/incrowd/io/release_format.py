@@ -105,26 +105,24 @@ def write_release(
 
     ``protect`` names files that must never be written (the inputs); ``also``: files of the
     same folder written in the same group (a report, a job file: all change or none), whose
-    refusal ``also_refusal`` words. ``encoded``: the table's bytes as this function wrote
-    them before with the same ``sep`` and ``formulas`` (the app's worker writes a run's
-    release into its private folder; Save writes those bytes instead of encoding the table
-    again). Raises :class:`~incrowd.OutputError` as :func:`check_release_target` does, or
-    when the files cannot be written; nothing is changed then.
+    refusal ``also_refusal`` words. ``encoded``: the CSV table's bytes as this function
+    wrote them before, with the same ``sep`` and ``formulas`` (the caller's guarantee: the
+    app's worker writes a run's release into its private folder, and Save writes those
+    bytes instead of encoding the table again); a ValueError for a Parquet target. Raises
+    :class:`~incrowd.OutputError` as :func:`check_release_target` does, or when the files
+    cannot be written; nothing is changed then.
     """
     target = check_release_target(path, protect)
     check_sep(sep)
     parquet = is_parquet(target)
+    if parquet and encoded is not None:
+        raise ValueError("encoded bytes are a CSV table's, not a Parquet release's")
     state: dict[str, Any] = {}
     frame = table if parquet or encoded is not None else escape_formulas(table, formulas)
 
-    def fill(sink: BinaryIO) -> None:
-        if encoded is not None:
-            sink.write(encoded)
-        else:
-            dump_table(frame, sink, parquet=parquet, sep=sep)
-
     def write_table(fh: BinaryIO) -> None:
-        _hashed(fh, state, fill)
+        _hashed(fh, state, lambda sink: sink.write(encoded) if encoded is not None
+                else dump_table(frame, sink, parquet=parquet, sep=sep))  # fmt: skip
 
     _commit_release(target, metadata, state, write=write_table, also=also,
                     also_refusal=also_refusal)  # fmt: skip

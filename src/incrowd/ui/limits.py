@@ -121,19 +121,24 @@ async def receive_upload(request: Any, folder: Path, name: str, cap: int,
     place = folder / (into or secrets.token_hex(8))
     if not into:
         place.mkdir(mode=0o700)
-    part = place / f".{name}.part"
-    try:
+    part, final = place / f".{name}.part", place / name
+    try:  # this request's own part file (O_EXCL): two uploads of one name never share it
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ValueError(f"{name} is being uploaded into that folder already") from None
+    try:
         with os.fdopen(fd, "wb") as out:
             out.write(first)
             async for chunk in chunks:
                 out.write(chunk)
-        return part.replace(place / name)
-    except BaseException:
+        os.link(part, final)  # never replaces: a name already there fails
+    except FileExistsError:
+        raise ValueError(f"{name} was uploaded into that folder already") from None
+    finally:
         part.unlink(missing_ok=True)
-        if not into:
+        if not into and not final.exists():
             place.rmdir()
-        raise
+    return final
 
 
 def admit_run(runs: Any, start: Callable[[], T]) -> T:

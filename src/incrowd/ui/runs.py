@@ -5,27 +5,31 @@ A run is :func:`_work` in a process started with ``spawn`` (a fresh interpreter:
 thread of the server is inherited), so the page never waits on it and a cancel is a
 ``terminate``. The worker reads the table and runs the pipeline as ``incrowd anonymize``
 does (:func:`~incrowd.pipeline.run.anonymize_with`), sending each stage the pipeline names
-(``on_stage``) to the server; it writes the release into the run's private temporary
-folder (never a folder of the user's: a cancelled run leaves no file where the user looks,
-and the folder is removed), reads it back as ``incrowd report`` does
-(:mod:`incrowd.report.reading`), builds the report and what the page shows beside it
-(:func:`.compare.look`: the figures compared, the plots), and sends back the release, the
-verdict, the warnings, the page and those.
+(``on_stage``) and, while the crowds form, the method's own count (``on_progress``) to the
+server; it writes the release into the run's private temporary folder (never a folder of
+the user's: a cancelled or failed run leaves no file where the user looks, and its folder
+is removed; a finished run's folder keeps its release until the app stops), reads it back
+as ``incrowd report`` does (:mod:`incrowd.report.reading`, the input as the run read it),
+builds the report and what the page shows beside it (:func:`.compare.look`: the figures
+compared, the plots), and sends back the release, the verdict, the warnings, the page and
+those.
 
-:func:`save` writes the release with the release writer and its overwrite policy
-(:meth:`Release.write <incrowd.release.Release.write>`: only an earlier release is
-replaced), the report the worker built, named after the saved file — the bytes ``incrowd
-report`` writes on the saved files (a report replaces only a report incrowd wrote) — and
-the job file that reproduces the run (:func:`~incrowd.pipeline.job_writer.render_job`, a
-new file, as ``incrowd inspect --write``), with the seed the run drew; for an uploaded table
-(in the app's private folder, removed when it stops) also a copy of the table, which the job
-file names. Every check is made and every file's bytes are built before anything is written:
-the input files (table and hierarchy files) must still hold what the run read (their SHA-256,
-taken by the worker), else Save refuses. The release, its metadata, the report, the job file
-and the copy are one group of the commit protocol (:func:`incrowd.io.atomic.commit`): all
-change or none does, even on a kill.
-One Save of a run at a time. Nothing is computed at Save but the release's bytes and the
-inputs' hashes, so it takes a fraction of a second.
+:func:`save` writes the release's table as the worker wrote it (its bytes checked against
+the SHA-256 the worker's metadata recorded) and its metadata through the release writer and
+its overwrite policy (:func:`~incrowd.io.release_format.write_release`: only an earlier
+release is replaced), the report the worker built, named after the saved file — the bytes
+``incrowd report`` writes on the saved files (a report replaces only a report incrowd wrote
+and nobody edited) — and the job file that reproduces the run
+(:func:`~incrowd.pipeline.job_writer.render_job`, a new file, as ``incrowd inspect
+--write``), with the seed the run drew; for files uploaded into the app's private folder
+(removed when it stops) also their copies — the table's as ``NAME-input.SUFFIX``, a
+hierarchy file's as ``NAME-FILE`` — which the job file names. Every check is made and every
+file's bytes are ready before anything is written: the input files (table and hierarchy
+files) must still hold what the run read (their SHA-256, taken by the worker), and no two
+files may share a name, else Save refuses. The release, its metadata, the report, the job
+file and the copies are one group of the commit protocol (:func:`incrowd.io.atomic.commit`):
+all change or none does, even on a kill. One Save of a run at a time; nothing is computed
+at Save but the inputs' hashes, so it takes a fraction of a second.
 """
 
 from __future__ import annotations
@@ -71,16 +75,18 @@ class Run:
 
     def status(self) -> dict[str, Any]:
         """What the page's progress poll reads."""
-        done = self.state == "done"
+        with self.lock:  # one moment's stage, count and state (the listener changes them)
+            stages, counted, state = list(self.stages), self.counted, self.state
+        done = state == "done"
         # the stages before this one, and of this one what its method counted: never back
-        steps = max(len(self.stages) - 1, 0)
-        if self.counted is not None and self.counted[1] > 0:
-            steps += min(self.counted[0] / self.counted[1], 1.0)
+        steps = max(len(stages) - 1, 0)
+        if counted is not None and counted[1] > 0:
+            steps += min(counted[0] / counted[1], 1.0)
         share = 1.0 if done else min(steps, STAGES - 1) / STAGES
         out: dict[str, Any] = {
-            "id": self.id, "state": self.state, "stage": self.stages[-1] if self.stages else "",
-            "step": len(self.stages), "percent": round(100 * share), "error": self.error,
-            "counted": list(self.counted) if self.counted is not None else None,
+            "id": self.id, "state": state, "stage": stages[-1] if stages else "",
+            "step": len(stages), "percent": round(100 * share), "error": self.error,
+            "counted": list(counted) if counted is not None else None,
             "seconds": round(self.seconds if self.seconds is not None
                              else time.monotonic() - self.started, 1),
         }  # fmt: skip
@@ -141,7 +147,8 @@ class Runs:
             run.seconds = time.monotonic() - run.started
             receiver.close()
             run.process.join(timeout=5)
-            shutil.rmtree(run.folder, ignore_errors=True)
+            if run.state != "done":  # a done run's folder keeps its release for Save
+                shutil.rmtree(run.folder, ignore_errors=True)
 
     def get(self, run_id: str) -> Run | None:
         with self.lock:
@@ -164,9 +171,10 @@ class Runs:
             shutil.rmtree(run.folder, ignore_errors=True)
 
     def close(self) -> None:
-        """Stop every run still going (the server stops)."""
+        """Stop every run still going and remove every run's folder (the server stops)."""
         for run in list(self.runs.values()):
             self.cancel(run)
+            shutil.rmtree(run.folder, ignore_errors=True)
 
 
 def _fail(run: Run, error: str) -> None:
@@ -230,7 +238,6 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             name = f"incrowd-ui-{secrets.token_hex(16)}"
             path = Path(folder) / f"{name}.csv"
             result.write(path, sep, formulas=job.csv_formulas, protect=[job.input])
-            encoded = path.read_bytes()  # Save writes these bytes: it need not encode again
             stage("building the report")
             loaded = load(Path(job.input), path, read=(table, hashes[str(Path(job.input))]))
             report = report_on_files(Path(job.input), path, loaded)
@@ -239,7 +246,7 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
         done = {"release": result, "sep": sep, "verdict": report.verdict,
                 "warnings": list(dict.fromkeys([*noted, *report.warnings])),
                 "summary": _summary(result.metadata), "page": report.html, "name": name,
-                "inputs_sha256": hashes, "encoded": encoded, "look": shown}  # fmt: skip
+                "inputs_sha256": hashes, "look": shown}  # fmt: skip
         conn.send(("done", done))
     except Exception as exc:  # a user's error or a bug: one line, as the command line says
         conn.send(("error", one_line(exc)))
@@ -280,6 +287,7 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
         check_release_target,
         check_report_target,
         exists_message,
+        metadata_path,
         report_refusal,
     )
     from ..pipeline.job_writer import render_job
@@ -307,6 +315,7 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
                        if Path(spec).is_file() and kept(Path(spec))}  # fmt: skip
         copies = {**({source: copy} if copy else {}),
                   **{Path(run.job.hierarchy[c]): p for c, p in hierarchies.items()}}  # fmt: skip
+        _distinct([out, metadata_path(out), page, job_file], copies)
         # the inputs are never written over (the table and the hierarchy files, as the CLI's)
         inputs = _file_inputs(run.job)
         check_release_target(out, protect=inputs)
@@ -332,12 +341,12 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
             group.append(Output(target, functools.partial(_copy, original), replaceable=NEVER))
         # one group: the release, its metadata, the report, the job file (and the table's
         # copy) all change, or none does, even on a kill
-        # the table's bytes as the worker wrote them: the release's writer, its separator
-        # and formula policy (Save took 0.35 s on Adult, most of it encoding the table again)
+        # the table's bytes as the worker wrote them into the run's folder (the release's
+        # writer, separator and formula policy): encoding them again was most of Save's time
         write_release(release.table, release.metadata, out, sep=run.result["sep"],
                       formulas=run.job.csv_formulas, protect=inputs, also=group,
                       also_refusal=lambda p: report_refusal(p) if p == page
-                      else exists_message(p), encoded=run.result["encoded"])  # fmt: skip
+                      else exists_message(p), encoded=_written(run))  # fmt: skip
         saved = {"release": str(out), "report": str(page), "job": str(job_file)}
         if copy is not None:
             saved["input"] = str(copy)
@@ -346,6 +355,38 @@ def save(run: Run, folder: Path, stem: str, uploads: Path | None = None) -> dict
         return saved | {"seconds": round(time.perf_counter() - start, 3)}
     finally:
         run.saving.release()
+
+
+def _written(run: Run) -> bytes:
+    """The release table's bytes the worker wrote into ``run``'s folder, checked against
+    the SHA-256 its metadata recorded (an OSError or InputError when they are gone or
+    differ: nothing is saved)."""
+    import hashlib
+    import json
+
+    from ..io.targets import metadata_path
+
+    assert run.result is not None
+    table = run.folder / f"{run.result['name']}.csv"
+    data = table.read_bytes()
+    recorded = json.loads(metadata_path(table).read_text(encoding="utf-8"))["table_sha256"]
+    if hashlib.sha256(data).hexdigest() != recorded:
+        raise InputError(f"the run's release in {run.folder} changed: run again to save it")
+    return data
+
+
+def _distinct(own: list[Path], copies: dict[Path, Path]) -> None:
+    """Refuse a Save whose files would share a name: an uploaded hierarchy file named like
+    the table's copy, two uploaded files of one name (one would be lost)."""
+    taken = {path: f"the release's file {path.name}" for path in own}
+    for original, target in copies.items():
+        if target in taken:
+            msg = (
+                f"cannot save: {original.name} and {taken[target]} would both be saved "
+                f"as {target.name}; rename one of the uploaded files and upload it again"
+            )
+            raise InputError(msg)
+        taken[target] = f"the uploaded {original.name}"
 
 
 def _copy(source: Path, sink: Any) -> None:
