@@ -54,3 +54,22 @@ def browser():
         engine = play.chromium.launch(executable_path=binary, headless=True, args=flags)
         yield engine
         engine.close()
+
+
+@pytest.fixture
+def raw_progress(monkeypatch) -> list[tuple[int, int]]:
+    """Every ``(done, total)`` a method reports while a reporter is set, as it reaches the
+    reporter, before the reporter holds it back or keeps it from going back (the methods
+    call ``report_progress`` imported into their own modules; every call lands in
+    ``_Reporter.__call__``)."""
+    from incrowd._runtime import progress
+
+    seen: list[tuple[int, int]] = []
+    deliver = progress._Reporter.__call__
+
+    def raw(self, done: int, total: int) -> None:
+        seen.append((done, total))
+        deliver(self, done, total)
+
+    monkeypatch.setattr(progress._Reporter, "__call__", raw)
+    return seen

@@ -29,11 +29,22 @@ def test_an_inner_reporter_replaces_the_outer_one_until_it_ends():
         with inner_block:
             report_progress(1, 5)
         report_progress(2, 3)
-        with reporting(None):  # none given: the outer one goes on
-            report_progress(3, 3)
     report_progress(4, 4)
-    assert outer == [(1, 3), (2, 3), (3, 3)]
+    assert outer == [(1, 3), (2, 3)]
     assert inner == [(1, 5)]
+
+
+def test_none_masks_the_outer_reporter_until_it_ends():
+    # an inner run given no callback (anonymize_with(on_progress=None)) inside a watched one
+    outer, outer_block = _collect(interval=0)
+    with outer_block:
+        report_progress(1, 3)
+        with reporting(None):
+            report_progress(2, 3)
+            with progress_part(0, 1, 2):
+                report_progress(1, 1)
+        report_progress(3, 3)
+    assert outer == [(1, 3), (3, 3)]
 
 
 def test_throttling_calls_back_rarely_but_always_with_the_total():

@@ -17,6 +17,28 @@ def start(client, origin, path, **model):
     return response.json()["id"]
 
 
+def upload_together(client, origin, files):
+    """Upload ``files`` (name: bytes) into one upload folder, the job file last, as the page
+    sends them; the view of the job file."""
+    into = ""
+    for name, body in files.items():
+        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
+        answer = client.post("/api/upload", params=params, content=body, headers=origin)
+        assert answer.status_code == 200, answer.text
+        into = into or answer.json()["into"]
+    return answer.json()
+
+
+def run_and_save(client, origin, view, work):
+    """Run the opened ``view``'s form with k = 2, wait for it, Save it as ``r`` into
+    ``work``; the Save's answer."""
+    form = dict(view["form"], input=view["input"], k=2)
+    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
+    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    return client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
+                       headers=origin)  # fmt: skip
+
+
 def wait(client, run, until, timeout=120.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -228,20 +250,10 @@ def test_a_job_file_uploaded_with_its_table_and_hierarchy_is_saved_to_run_again(
              "sex_hierarchy.csv": b"M;person\nF;person\n",
              "job.toml": b'input = "t.csv"\n[columns]\nqi = ["age", "sex"]\n'
                          b'[hierarchy]\nsex = "sex_hierarchy.csv"\n'}  # fmt: skip
-    into = ""
-    for name, body in files.items():
-        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
-        answer = client.post("/api/upload", params=params, content=body, headers=origin)
-        assert answer.status_code == 200, answer.text
-        into = into or answer.json()["into"]
-    view = answer.json()
+    view = upload_together(client, origin, files)
     assert view["form"]["columns"]["sex"]["role"] == "quasi-identifier"
     assert view["form"]["columns"]["sex"]["hierarchy"].endswith("sex_hierarchy.csv")
-    form = dict(view["form"], input=view["input"], k=2)
-    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
-    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
-    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    saved = run_and_save(client, origin, view, work)
     assert saved.status_code == 200, saved.text
     assert saved.json()["hierarchies"] == [str(work / "r-sex_hierarchy.csv")]
     assert (work / "r-sex_hierarchy.csv").read_bytes() == files["sex_hierarchy.csv"]
@@ -290,17 +302,8 @@ def test_uploaded_files_that_would_be_saved_under_one_name_refuse_the_save(
     files = {"t.csv": b"age,sex\n30,M\n31,F\n40,M\n41,F\n", "input.csv": b"M;*\nF;*\n",
              "job.toml": b'input = "t.csv"\n[columns]\nqi = ["age", "sex"]\n'
                          b'[hierarchy]\nsex = "input.csv"\n'}  # fmt: skip
-    into = ""
-    for name, body in files.items():
-        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
-        answer = client.post("/api/upload", params=params, content=body, headers=origin)
-        into = into or answer.json()["into"]
-    view = answer.json()
-    form = dict(view["form"], input=view["input"], k=2)
-    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
-    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
-    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    view = upload_together(client, origin, files)
+    saved = run_and_save(client, origin, view, work)
     assert saved.status_code == 400, saved.text
     assert saved.json()["error"] == (
         "error: cannot save: input.csv and the uploaded t.csv would both be saved as "

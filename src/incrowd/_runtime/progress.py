@@ -10,7 +10,9 @@ Guarantees: without a reporter :func:`report_progress` returns at once (one cont
 read); with one, the callback is called when the count moved by 1 % of the total since the
 last call, reached the total, or changed after ``interval`` seconds (so at most 100 times
 plus 10 a second), and whenever ``total`` changes; under one ``total`` the counts it
-receives never go backwards. A part of the work can report its own counts inside
+receives never go backwards. An inner :func:`reporting` replaces an outer one until it
+ends, and ``reporting(None)`` masks it: a run given no callback does not send its counts to
+the callback of a caller around it. A part of the work can report its own counts inside
 :func:`progress_part`, which maps them onto a range of the enclosing count, so a method
 that runs several phases shows one bar. Reports come from the thread that set the reporter
 (threads of a pool do not inherit it: their reports are no-ops).
@@ -86,12 +88,10 @@ def reporting(
     callback: Callable[[int, int], None] | None, *, interval: float = INTERVAL
 ) -> Iterator[None]:
     """Within this block, :func:`report_progress` calls ``callback(done, total)`` (at most
-    once per ``interval`` seconds, always at ``done == total``); None leaves the reporter in
-    place as it is. An inner block replaces an outer one until it ends."""
-    if callback is None:
-        yield
-        return
-    token = _SCOPE.set(_Scope(_Reporter(callback, interval)))
+    once per ``interval`` seconds, always at ``done == total``); None: to no one. An inner
+    block replaces an outer one, or with None masks it, until it ends."""
+    scope = None if callback is None else _Scope(_Reporter(callback, interval))
+    token = _SCOPE.set(scope)
     try:
         yield
     finally:

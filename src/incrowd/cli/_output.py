@@ -9,7 +9,7 @@ import sys
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import Any
@@ -20,6 +20,7 @@ from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text, problem
 
 __all__ = [
     "TERMINATED",
+    "Bar",
     "err_console",
     "error",
     "errors",
@@ -241,17 +242,47 @@ def _stdout_to_null() -> tuple[int, int] | None:
     return saved, null
 
 
-#: The stages of a run after reading its input (checking … writing), the bar's length.
-STAGES = 6
+class Bar:
+    """What :func:`progress` yields. ``bar(name)`` begins a stage of the run; ``bar.count(done,
+    total)`` counts the current stage's work (the crowds as a method forms them) within that
+    stage's share of the bar; ``bar.blocks(done, total)`` counts a blockwise run's blocks,
+    the whole run's scale. Each checks first whether a kill arrived (:func:`stop_if_terminated`).
+    """
+
+    def __init__(self, progress: Any = None, task: Any = None, stages: int = 1) -> None:
+        self.progress, self.task, self.stages = progress, task, stages
+        self.begun = 1  # stages begun: the first, reading the input, with the bar
+        self.name = "reading the input"
+
+    def __call__(self, name: str) -> None:
+        stop_if_terminated()
+        self.begun, self.name = self.begun + 1, name
+        self._show(name, self.begun - 1, self.stages)
+
+    def count(self, done: int, total: int) -> None:
+        stop_if_terminated()
+        if total > 0:  # the stages done, and this one's share: never back, nor past it
+            share = min(max(done / total, 0.0), 1.0)
+            self._show(f"{self.name} {done}/{total}", self.begun - 1 + share, self.stages)
+
+    def blocks(self, done: int, total: int) -> None:
+        stop_if_terminated()
+        self._show(f"blocks {done}/{total}", done, total)
+
+    def _show(self, description: str, completed: float, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, description=description, completed=completed,
+                                 total=total)  # fmt: skip
 
 
 @contextmanager
-def progress(enabled: bool) -> Iterator[Callable[..., None]]:
-    """A progress bar on standard error: over the pipeline's stages, ``stage(name)``; or over
-    counted work, ``stage(name, done, total)`` (blocks of a blockwise run, the crowds as a
-    method forms them), after which the next stage shows the stages again."""
+def progress(enabled: bool, stages: int = 1) -> Iterator[Bar]:
+    """A progress bar on standard error over the ``stages`` of a run, the first of which,
+    reading the input, shows as it opens (:class:`Bar`: a stage begun fills the stages
+    before it; counts within a stage fill that stage's share, so the bar never goes back;
+    a blockwise run's blocks have a scale of their own). Not ``enabled``: nothing shown."""
     if not enabled:
-        yield lambda *_args: stop_if_terminated()
+        yield Bar(stages=stages)
         return
     # loaded here, not with the module: `incrowd --help` and `incrowd methods` start faster
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -263,16 +294,6 @@ def progress(enabled: bool) -> Iterator[Callable[..., None]]:
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=err_console.get(), transient=True) as progress:
-        task = progress.add_task("reading the input", total=STAGES)
-        stages = [0]  # stages begun
-
-        def stage(name: str, done: int | None = None, total: int | None = None) -> None:
-            stop_if_terminated()
-            if total is None:
-                stages[0] += 1
-                progress.update(task, description=name, completed=stages[0], total=STAGES)
-            else:
-                progress.update(task, description=f"{name} {done}/{total}", completed=done,
-                                total=total)  # fmt: skip
-
-        yield stage
+        bar = Bar(progress, None, stages)
+        bar.task = progress.add_task(bar.name, total=stages)
+        yield bar

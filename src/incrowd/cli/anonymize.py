@@ -102,7 +102,7 @@ def anonymize(
     from ..io.targets import check_release_target
     from ..pipeline.homogeneity import homogeneity_warnings
     from ..pipeline.job import build_schema, parse_weights, split_list
-    from ..pipeline.run import anonymize_with
+    from ..pipeline.run import PIPELINE_STAGES, anonymize_with
     from ..release import metadata_path
 
     with errors():
@@ -163,9 +163,11 @@ def anonymize(
             raise InputError(msg)
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
-        # native libraries' console lines stay out of the summary (Dask's local worker
-        # processes, started meanwhile, inherit the hidden descriptor too)
-        with progress(not quiet and err_console.is_terminal) as stage, native_stdout_hidden():
+        shown = not quiet and err_console.is_terminal
+        # the bar's stages: reading the input, the pipeline's, writing the release; native
+        # libraries' console lines stay out of the summary (Dask's local worker processes,
+        # started meanwhile, inherit the hidden descriptor too)
+        with progress(shown, PIPELINE_STAGES + 2) as stage, native_stdout_hidden():
             # blockwise, only the quasi-identifiers are read whole: the table may be larger
             # than memory (incrowd.distributed)
             reading = {"sep": job.sep, "na_values": job.na_values, "encoding": job.encoding}
@@ -196,13 +198,11 @@ def anonymize(
                     block_size=job.block_size, blocks=job.blocks, by=job.block_by,
                     scheduler=job.scheduler or "local", workers=job.workers,
                     spill=job.spilled, sep=out_sep,
-                    on_block=lambda done, total: stage("blocks", done, total), **options,
+                    on_block=stage.blocks, **options,
                 )  # fmt: skip
             else:
-                result = anonymize_with(
-                    table, schema, job, on_stage=stage,
-                    on_progress=lambda done, total: stage("forming crowds", done, total),
-                )  # fmt: skip
+                result = anonymize_with(table, schema, job, on_stage=stage,
+                                        on_progress=stage.count)  # fmt: skip
                 stage("writing the release")
                 result.write(job.out, out_sep, formulas=job.csv_formulas, protect=inputs)
         meta = result.metadata

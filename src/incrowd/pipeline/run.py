@@ -33,12 +33,13 @@ from ..release import (
     release_microaggregated,
 )
 from ..space.metric_space import MetricSpace
+from . import PIPELINE_STAGES
 from .full_domain import diversity_check, suppressed_form, with_hierarchies
 from .homogeneity import homogeneity_warnings, homogeneous_classes
 from .record import input_record, now, recorded_parameters, schema_record
 from .settings import Settings
 
-__all__ = ["anonymize", "anonymize_with", "make_algorithm", "method_class"]
+__all__ = ["PIPELINE_STAGES", "anonymize", "anonymize_with", "make_algorithm", "method_class"]
 
 #: Neighbours per record searched for the crowds next to one that breaks l / t, and for the
 #: moves that polish the repaired crowds. Measured on Adult (k = 5, l = 2): 12 / 16 / 20 /
@@ -141,29 +142,27 @@ def anonymize(
     ``missing`` (``"keep"``, ``"drop"`` or ``"error"``) is what a missing quasi-identifier
     becomes. ``method`` defaults to the release form's :data:`DEFAULT_METHODS` entry.
 
-    The release is checked by :func:`incrowd.verify` (which reads only the published table)
-    before it is returned, its table of the kind ``table`` was (pandas, or polars); its
-    ``metadata`` holds the provenance, the record counts and the information loss figures.
-    ``seed`` fixes the row shuffle (and any randomness of the method); when None a seed is
-    drawn and recorded, so every release can be reproduced.
-    ``norm`` (1 or 2) chooses the distance of the methods that work in any norm (the radius
-    methods); the others measure their own objective. ``generalize`` chooses what a
-    generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
+    The release is checked by :func:`incrowd.verify` (which reads only the published table) before
+    it is returned, its table of the kind ``table`` was (pandas, or polars); its ``metadata`` holds
+    the provenance, the record counts and the information loss figures. ``seed`` fixes the row
+    shuffle (and any randomness of the method); when None a seed is drawn and recorded, so every
+    release can be reproduced. ``norm`` (1 or 2) chooses the distance of the methods that work in
+    any norm (the radius methods); the others measure their own objective. ``generalize`` chooses
+    what a generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
     or the set of values present (``"sets"``); a method that optimizes for the published form
-    (``forest``) is told which. ``diversity`` (:class:`~incrowd.privacy.models.Diversity`)
-    asks every crowd to hold l-diversity and/or t-closeness on every sensitive column:
-    crowds that break it are merged with neighbouring crowds (:func:`incrowd.postprocess.enforce`);
-    the certified ratio stays a proven bound, the a-priori approximation ratio is dropped.
-    ``center`` chooses what a centers release publishes for a crowd (``"centroid"``, the
-    default, or ``"medoid"``); given with another release form, it is an error.
-    ``suppression_limit`` is the largest share of records a method that suppresses whole
-    classes (``global-recoding``) may suppress; ``suppressed`` whether suppressed records
-    are published as a row of ``*`` in every quasi-identifier (``"star"``, the default of
-    global recoding, which keeps them none or at least k) or left out (``"drop"``, the
-    others' default).
-    ``on_stage(name)`` is called as each stage starts, ``on_progress(done, total)`` as the
-    crowds form (counted by the method, throttled), ``on_fitted(method, space)`` once it is
-    fitted (for callers that need more than the release: the blockwise run's certificate).
+    (``forest``) is told which. ``diversity`` (:class:`~incrowd.privacy.models.Diversity`) asks
+    every crowd to hold l-diversity and/or t-closeness on every sensitive column: crowds that break
+    it are merged with neighbouring crowds (:func:`incrowd.postprocess.enforce`); the certified
+    ratio stays a proven bound, the a-priori approximation ratio is dropped. ``center`` chooses what
+    a centers release publishes for a crowd (``"centroid"``, the default, or ``"medoid"``); given
+    with another release form, it is an error. ``suppression_limit`` is the largest share of records
+    a method that suppresses whole classes (``global-recoding``) may suppress; ``suppressed``
+    whether suppressed records are published as a row of ``*`` in every quasi-identifier
+    (``"star"``, the default of global recoding, which keeps them none or at least k) or left out
+    (``"drop"``, the others' default). ``on_stage(name)`` is called as each stage starts
+    (:data:`PIPELINE_STAGES` at most), ``on_progress(done, total)`` as the crowds form (counted by
+    the method, throttled), ``on_fitted(method, space)`` once it is fitted (for callers that need
+    more than the release: the blockwise run's certificate).
     """
     settings = Settings.of_run(
         k, method=method, release=release, params=params, seed=seed, missing=missing,

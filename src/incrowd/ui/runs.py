@@ -46,13 +46,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IncrowdWarning, InputError, one_line
+from ..pipeline import PIPELINE_STAGES
 from ..pipeline.settings import Settings
 
 __all__ = ["STAGES", "Run", "Runs", "save"]
 
-#: The stages a run goes through, about (the pipeline names its own: a repair or a polish
-#: only when one runs); the progress bar counts them, and reaches 100 % at the end.
-STAGES = 9
+#: The stages a run goes through at most: reading the input, the pipeline's (a repair or a
+#: polish only when one runs), writing the release, building the report; the progress bar
+#: counts them, and reaches 100 % at the end.
+STAGES = PIPELINE_STAGES + 3
 
 
 @dataclass
