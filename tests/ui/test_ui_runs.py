@@ -18,25 +18,34 @@ def start(client, origin, path, **model):
 
 
 def upload_together(client, origin, files):
-    """Upload ``files`` (name: bytes) into one upload folder, the job file last, as the page
-    sends them; the view of the job file."""
-    into = ""
+    """Upload ``files`` (name: bytes) into one upload folder, the one to open (a job file,
+    or a table) last, as the page sends them; the view of that last file."""
+    into, last = "", list(files)[-1]
     for name, body in files.items():
-        params = {"name": name, "into": into, "open": "1" if name == "job.toml" else "0"}
+        params = {"name": name, "into": into, "open": "1" if name == last else "0"}
         answer = client.post("/api/upload", params=params, content=body, headers=origin)
         assert answer.status_code == 200, answer.text
-        into = into or answer.json()["into"]
+        into = into or answer.json().get("into", "")
     return answer.json()
 
 
-def run_and_save(client, origin, view, work):
-    """Run the opened ``view``'s form with k = 2, wait for it, Save it as ``r`` into
-    ``work``; the Save's answer."""
+def finished_run(client, origin, view):
+    """A run of the opened ``view``'s form with k = 2, waited for; its id."""
     form = dict(view["form"], input=view["input"], k=2)
     run = client.post("/api/runs", json=form, headers=origin).json()["id"]
     assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
+    return run
+
+
+def save_as_r(client, origin, run, work):
+    """Save ``run`` as ``r`` into ``work``; the answer."""
     return client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
                        headers=origin)  # fmt: skip
+
+
+def run_and_save(client, origin, view, work):
+    """Run the opened ``view``'s form with k = 2 and Save it as ``r``; the Save's answer."""
+    return save_as_r(client, origin, finished_run(client, origin, view), work)
 
 
 def wait(client, run, until, timeout=120.0):
@@ -103,16 +112,14 @@ def test_saving_follows_the_command_lines_overwrite_policy(client, origin, tmp_p
     images = [d[side]["image"] for d in plots["distributions"] for side in ("before", "after")]
     images += [plots["risk"]["image"], plots["classes"]["image"]]
     assert all(i.startswith("data:image/svg+xml;base64,") for i in images)
-    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    saved = save_as_r(client, origin, run, work)
     assert saved.status_code == 200, saved.text
     names = sorted(p.name for p in work.iterdir())
     assert names == ["r-report.html", "r.csv", "r.json", "r.toml", "t.csv"]
     # the report the worker built, named as saved: what incrowd report writes on the files
     assert (work / "r-report.html").read_bytes() == cli_report(table, work / "r.csv")
     before = {p.name: p.stat().st_mtime_ns for p in work.iterdir()}
-    again = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    again = save_as_r(client, origin, run, work)
     assert again.status_code == 400
     assert "r.toml exists; incrowd never overwrites a file" in again.json()["error"]
     assert {p.name: p.stat().st_mtime_ns for p in work.iterdir()} == before  # nothing written
@@ -160,8 +167,7 @@ def test_a_changed_hierarchy_file_refuses_the_save(client, origin, tmp_path):
     run = response.json()["id"]
     assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
     (work / "sex.csv").write_text("M;person\nF;person\n")
-    changed = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                          headers=origin)  # fmt: skip
+    changed = save_as_r(client, origin, run, work)
     assert changed.status_code == 400 and "sex.csv changed since the run" in changed.text
     assert sorted(p.name for p in work.iterdir()) == ["sex.csv", "t.csv"]
 
@@ -171,13 +177,7 @@ def test_an_uploaded_table_is_saved_beside_its_release(client, local, origin, tm
 
     work = tmp_path / "work"
     body = b"age,sex\n30,M\n31,F\n40,M\n41,F\n"
-    view = client.post("/api/upload", params={"name": "up.csv"}, content=body, headers=origin)
-    assert view.status_code == 200, view.text
-    form = dict(view.json()["form"], input=view.json()["input"], k=2)
-    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
-    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
-    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    saved = run_and_save(client, origin, upload_together(client, origin, {"up.csv": body}), work)
     assert saved.status_code == 200, saved.text
     assert saved.json()["input"] == str(work / "r-input.csv")
     assert (work / "r-input.csv").read_bytes() == body
@@ -202,12 +202,8 @@ def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, 
 
     work = tmp_path / "work"
     body = b"age,sex\n30,M\n31,F\n40,M\n41,F\n"
-    view = client.post("/api/upload", params={"name": "up.csv"}, content=body, headers=origin)
-    form = dict(view.json()["form"], input=view.json()["input"], k=2)
-    run = client.post("/api/runs", json=form, headers=origin).json()["id"]
-    assert wait(client, run, lambda s: s["state"] != "running")["state"] == "done"
-    first = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    run = finished_run(client, origin, upload_together(client, origin, {"up.csv": body}))
+    first = save_as_r(client, origin, run, work)
     assert first.status_code == 200, first.text
     for name in ("r.csv", "r.json", "r.toml", "r-input.csv"):  # an earlier report stays
         (work / name).unlink()
@@ -217,8 +213,7 @@ def test_a_release_that_cannot_be_written_leaves_nothing(client, local, origin, 
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(release_format.Hashing, "write", fails)  # the table's bytes, written
-    saved = client.post(f"/api/runs/{run}/save", json={"folder": str(work), "name": "r"},
-                        headers=origin)  # fmt: skip
+    saved = save_as_r(client, origin, run, work)
     assert saved.status_code == 400, saved.text
     assert "No space left on device" in saved.json()["error"]
     assert sorted(p.name for p in work.iterdir()) == ["r-report.html"]
