@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text, problem
+from ..pipeline import stages_done
 
 __all__ = [
     "TERMINATED",
@@ -262,8 +263,8 @@ class Bar:
     def count(self, done: int, total: int) -> None:
         stop_if_terminated()
         if total > 0:  # the stages done, and this one's share: never back, nor past it
-            share = min(max(done / total, 0.0), 1.0)
-            self._show(f"{self.name} {done}/{total}", self.begun - 1 + share, self.stages)
+            shown = stages_done(self.begun, (done, total))
+            self._show(f"{self.name} {done}/{total}", shown, self.stages)
 
     def blocks(self, done: int, total: int) -> None:
         stop_if_terminated()

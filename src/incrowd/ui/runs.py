@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IncrowdWarning, InputError, one_line
-from ..pipeline import PIPELINE_STAGES
+from ..pipeline import PIPELINE_STAGES, stages_done
 from ..pipeline.settings import Settings
 
 __all__ = ["STAGES", "Run", "Runs", "save"]
@@ -80,11 +80,7 @@ class Run:
         with self.lock:  # one moment's stage, count and state (the listener changes them)
             stages, counted, state = list(self.stages), self.counted, self.state
         done = state == "done"
-        # the stages before this one, and of this one what its method counted: never back
-        steps = max(len(stages) - 1, 0)
-        if counted is not None and counted[1] > 0:
-            steps += min(counted[0] / counted[1], 1.0)
-        share = 1.0 if done else min(steps, STAGES - 1) / STAGES
+        share = 1.0 if done else min(stages_done(len(stages), counted), STAGES - 1) / STAGES
         out: dict[str, Any] = {
             "id": self.id, "state": state, "stage": stages[-1] if stages else "",
             "step": len(stages), "percent": round(100 * share), "error": self.error,
