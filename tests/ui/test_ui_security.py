@@ -397,8 +397,13 @@ def test_two_uploads_of_one_name_into_one_folder_never_replace_each_other(tmp_pa
     """Both in flight at once: the second is refused (its own part file, created before its
     body is read), the first completes, and a name already there is never replaced."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from incrowd.ui.limits import receive_upload
+
+    def _in_a_thread(coroutine):  # a loop of its own: another test's may run in this thread
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
 
     class Body:
         def __init__(self, chunks, gate=None):
@@ -412,7 +417,7 @@ def test_two_uploads_of_one_name_into_one_folder_never_replace_each_other(tmp_pa
 
     uploads = tmp_path / "uploads"
     uploads.mkdir()
-    first = asyncio.run(receive_upload(Body([b"a\n"]), uploads, "t.csv", 1000))
+    first = _in_a_thread(receive_upload(Body([b"a\n"]), uploads, "t.csv", 1000))
     into = first.parent.name
 
     async def both():
@@ -425,9 +430,9 @@ def test_two_uploads_of_one_name_into_one_folder_never_replace_each_other(tmp_pa
         gate.set()
         return await a
 
-    done = asyncio.run(both())
+    done = _in_a_thread(both())
     assert done.read_bytes() == b"A1\nA2\n"
     with pytest.raises(ValueError, match="uploaded into that folder already"):
-        asyncio.run(receive_upload(Body([b"C\n"]), uploads, "h.csv", 1000, into))
+        _in_a_thread(receive_upload(Body([b"C\n"]), uploads, "h.csv", 1000, into))
     assert done.read_bytes() == b"A1\nA2\n"
     assert sorted(p.name for p in first.parent.iterdir()) == ["h.csv", "t.csv"]
