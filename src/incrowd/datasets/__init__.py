@@ -14,6 +14,7 @@ import pandas as pd
 from ..data.hierarchy import Hierarchy
 from ..data.schema import Hierarchical, Numeric, Schema
 from ..io.tables import read_table
+from .extracts import ClaimsExtract, write_claims_extract
 
 __all__ = [
     "ADULT_QIS",
@@ -21,6 +22,8 @@ __all__ = [
     "adult_path",
     "adult_hierarchy_path",
     "casc_matrix",
+    "ClaimsExtract",
+    "write_claims_extract",
     "load_adult",
     "make_census",
     "make_microdata",
