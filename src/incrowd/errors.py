@@ -17,6 +17,7 @@ error or warning (what a Python caller sees) gives the keyword, the command line
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = [
     "IncrowdError",
@@ -34,6 +35,7 @@ __all__ = [
     "option",
     "problem",
     "python_text",
+    "rendered",
 ]
 
 #: Each setting a message may name: its Python keyword (of :func:`incrowd.anonymize`,
@@ -85,6 +87,16 @@ def python_text(text: str) -> str:
 def cli_text(text: str) -> str:
     """``text`` with each :func:`option` as the command line's flag (``--missing drop``)."""
     return _TOKEN.sub(r"\2", text)
+
+
+def rendered(text: str, how: Callable[[str, str], str]) -> str:
+    """``text`` with each :func:`option` as ``how(python, cli)`` words it, given the Python
+    caller's and the command line's text (the browser app names its own controls).
+
+    >>> rendered(f"set {option('k', 5)}", lambda python, cli: f"<{python}|{cli}>")
+    'set <k=5|--k 5>'
+    """
+    return _TOKEN.sub(lambda found: how(found[1], found[2]), text)
 
 
 def _python(value: object) -> str:
