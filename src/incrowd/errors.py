@@ -61,6 +61,9 @@ _DIVERSITY = ("l", "l_kind", "c", "t", "t_kind")
 _START, _SPLIT, _END = "\ue000", "\ue001", "\ue002"
 _PART = f"([^{_START}{_SPLIT}{_END}]*)"
 _TOKEN = re.compile(f"{_START}{_PART}{_SPLIT}{_PART}{_END}")
+#: Control characters: C0 (line breaks and tabs too), DEL and C1 (U+009B is CSI by itself).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def option(name: str, value: object = None) -> str:
@@ -121,6 +124,18 @@ def _cli(value: object) -> str:
     return shlex.quote(str(value))
 
 
+def printable(text: str) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``): a
+    column name or cell of a hostile file must not clear the terminal, set its title or
+    hide a line. Everything the command line prints passes here (its consoles, the one-line
+    errors); the rest of ``text`` is unchanged, so escaping twice changes nothing.
+
+    >>> printable("age\\x1b[2J\\nnext")
+    'age\\\\x1b[2J\\\\nnext'
+    """
+    return _CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
+
+
 class _Marked:
     """An error or warning whose message may hold :func:`option` marks: ``str()`` shows the
     Python keywords, :meth:`marked` the text as given (for :func:`cli_text`)."""
@@ -176,15 +191,15 @@ def problem(exc: BaseException) -> str | None:
     """What is wrong with the input or the files, in the command line's words (its flags);
     None for an exception that is neither an :class:`IncrowdError` nor an ``OSError``."""
     if isinstance(exc, IncrowdError):
-        return cli_text(exc.marked())
+        return printable(cli_text(exc.marked()))
     if isinstance(exc, OSError):
-        return f"{exc.strerror or exc}: {exc.filename or ''}"
+        return printable(f"{exc.strerror or exc}: {exc.filename or ''}")
     return None
 
 
 def one_line(exc: BaseException) -> str:
     """The command line's one line for ``exc``: ``error: …`` for a :func:`problem`,
-    ``internal error: Type: …`` for anything else (a bug).
+    ``internal error: Type: …`` for anything else (a bug); :func:`printable`.
 
     >>> one_line(InputError(f"no rows ({option('missing', 'drop')})"))
     'error: no rows (--missing drop)'
@@ -192,4 +207,6 @@ def one_line(exc: BaseException) -> str:
     "internal error: KeyError: 'k'"
     """
     said = problem(exc)
-    return f"error: {said}" if said is not None else f"internal error: {type(exc).__name__}: {exc}"
+    if said is not None:
+        return f"error: {said}"
+    return printable(f"internal error: {type(exc).__name__}: {exc}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import threading
 import traceback
@@ -16,7 +17,7 @@ from typing import Any
 
 import typer
 
-from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text, problem
+from ..errors import IncrowdError, IncrowdWarning, InputError, cli_text, printable, problem
 from ..pipeline import stages_done
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "literal",
     "native_stdout_hidden",
     "out_console",
+    "out_json",
     "parse_pairs",
     "progress",
     "quiet_unraisable",
@@ -39,7 +41,10 @@ __all__ = [
 
 class _Console:
     """A rich ``Console`` made on first use: importing rich costs ~40 ms of every start,
-    also of ``--help``, which prints nothing through it (benchmarks/cold_start.py)."""
+    also of ``--help``, which prints nothing through it (benchmarks/cold_start.py). Every
+    text it prints, a table's cells too, is :func:`~incrowd.errors.printable` first: a
+    column name or cell holding an escape sequence cannot clear the screen or hide a line,
+    whichever command prints it."""
 
     def __init__(self, **options: Any) -> None:
         self._options = options
@@ -50,7 +55,13 @@ class _Console:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(highlight=False, soft_wrap=True, **self._options)
+            class Printable(Console):  # type: ignore[misc]
+                # rich turns every str it prints into Text here (print, table cells, their
+                # measuring); it strips BEL and CR but keeps ESC and C1
+                def render_str(self, text: str, **options: Any) -> Any:
+                    return super().render_str(printable(text), **options)
+
+            self._console = Printable(highlight=False, soft_wrap=True, **self._options)
         return self._console
 
     def __getattr__(self, name: str) -> Any:
@@ -145,8 +156,8 @@ def errors() -> Iterator[None]:
                     warn(message.marked())
                 elif issubclass(category, IncrowdWarning):
                     warn(str(message))
-                else:
-                    shown(message, category, *args, **kwargs)
+                else:  # a library's warning may quote the user's data too
+                    shown(printable(str(message)), category, *args, **kwargs)
 
             warnings.showwarning = show
             yield
@@ -180,6 +191,16 @@ def error(text: str) -> None:
     """One line on standard error; the text is the user's, never read as markup (a setting
     it names, :func:`~incrowd.errors.option`, is shown as the flag)."""
     err_console.print(f"[bold red]error:[/] {escape(cli_text(text))}", soft_wrap=True)
+
+
+def out_json(data: Any) -> None:
+    """``data`` as indented JSON on standard output, non-ASCII text kept as it is but DEL and
+    C1 control characters escaped (``\\u009b``; JSON escapes C0 itself): the same value to
+    a reader of JSON, nothing a terminal acts on."""
+    import json
+
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    typer.echo(re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
