@@ -217,30 +217,51 @@ class Hierarchy:
 
     @classmethod
     def from_prefix(cls, values: Iterable[object], source: str = "prefix") -> Hierarchy:
-        """Masking hierarchy for codes of equal length, such as zip codes.
+        """Masking hierarchy for codes, of one length (zip codes) or several (ICD-10 codes of
+        3 to 7 characters): masked from the right, aligned left, padded with ``*`` to the
+        longest code's width ``L`` as ARX's redaction builder pads them; ``L`` levels, the
+        last the root ``*``.
 
-        Level ``j`` replaces the last ``j`` characters with ``*``: ``80000 → 8000* → … → *****``.
+        Level ``j`` keeps the first ``m = L − j`` characters: a code of at least ``m``
+        characters is published as those followed by ``*`` up to width ``L``
+        (``C34.90 → C34.90* → C34.9** → C34.*** → C34**** → C3***** → C****** → *`` when the
+        longest code has 7 characters; ``80010 → 8001* → … → 8**** → *`` for zip codes), and
+        a shorter code as itself, since it has no character at the masked positions
+        (``C34.9`` stays ``C34.9`` at level 1 and becomes ``C34.9**`` at level 2, where it
+        meets ``C34.90``). So codes meet at the level of their common prefix, each level
+        partitions the codes into "starts with these ``m`` characters" nested in the next,
+        and a label means one set of codes wherever it occurs: ``C34.9**`` is every code
+        that starts with ``C34.9``. That is where this departs from ARX, which pads
+        ``C34.9`` to ``C34.9**`` already at level 1: one published text would then mean
+        ``{C34.9}`` at level 1 and ``{C34.9, C34.90, …}`` at level 2, and its NCP (and a
+        reader's) would depend on a level the published file does not record. The top is
+        ``*``, as every other hierarchy's (ARX writes ``*******``). A code holding ``*``
+        is refused (it could not be told from a masked label). O(values · L).
         """
         vals = sorted({value_key(v) for v in values})
         if not vals:
             msg = f"{source}: no values to build a prefix hierarchy from"
             raise HierarchyError(msg)
-        width = len(vals[0])
-        odd = next((v for v in vals if len(v) != width), None)
-        if odd is not None:
+        starred = next((v for v in vals if ROOT in v), None)
+        if starred is not None:
             msg = (
-                f"{source}: prefix hierarchies need codes of equal length; {vals[0]!r} has "
-                f"{width} characters but {odd!r} has {len(odd)} (pad them, e.g. zip codes to 5)"
+                f"{source}: code {starred!r} holds {ROOT!r}, the mask character, so a masked "
+                "label could not be told from it; recode it or give a hierarchy file"
             )
             raise HierarchyError(msg)
-        rows = [[v[: width - j] + "*" * j for j in range(width + 1)] for v in vals]
+        width = max(len(v) for v in vals)
+
+        def masked(v: str, kept: int) -> str:
+            return v if len(v) < kept else v[:kept] + ROOT * (width - kept)
+
+        rows = [[masked(v, width - j) for j in range(width)] + [ROOT] for v in vals]
         return cls.from_rows(rows, source=source)
 
     def with_leaf_under_root(self, label: str) -> Hierarchy:
         """This hierarchy with ``label`` a value of its own directly under the root: its row
         keeps ``label`` up to the top, so it meets any other value only there.
 
-        A top of ``*`` only (``*``, or ``*****`` of a prefix hierarchy) is the root; above
+        A top of ``*`` only (``*``, or ``*****`` of an ARX prefix file) is the root; above
         any other top (``0-99``, ``Europe``) a ``*`` level is added. The other values keep
         their codes. Unchanged when ``label`` is already a value.
         """

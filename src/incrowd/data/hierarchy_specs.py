@@ -7,7 +7,9 @@ spelling                            hierarchy
 ==================================  ========================================================
 ``FILE``                            an ARX CSV file; only the rows of the data's values
                                     are read
-``prefix``                          codes masked from the right: ``02138 → 0213* → … → *****``
+``prefix``                          codes masked from the right, of one length or several:
+                                    ``02138 → 0213* → … → *``, ``C34.9 → C34.9** → C34.***``
+                                    (:meth:`~incrowd.data.hierarchy.Hierarchy.from_prefix`)
 ``intervals:W1,W2,...``             nested intervals of widths W1, W2, … (each a multiple
                                     of the one before): ``37 → 35-39 → 30-39 → *``
 ``intervals:LO-HI,...``             bands as statistical offices write them, then ``*``:
