@@ -246,7 +246,7 @@ class Hierarchy:
         if starred is not None:
             msg = (
                 f"{source}: code {starred!r} holds {ROOT!r}, the mask character, so a masked "
-                "label could not be told from it; recode it or give a hierarchy file"
+                "label could not be told from it: give a hierarchy file"
             )
             raise HierarchyError(msg)
         width = max(len(v) for v in vals)

@@ -23,8 +23,10 @@ built from the column's cells in canonical form (dates as ISO text, numbers as n
 Every metric keeps its type (``cells``), so each later reading of the table reads it the
 same way (:func:`incrowd.data.columns.read_cells`).
 
-A column of a numeric dtype (a DataFrame made in Python) is numbers unless declared
-otherwise: its dtype says so. Warnings are :class:`~incrowd.IncrowdWarning`, one line each.
+A column of a numeric dtype (a DataFrame made in Python, a Parquet file) is read by the
+same rules as text (:mod:`incrowd.data.types`): an integer code 1-9 is a category, a zip
+read as a float a code with its leading zeros restored, each guess one warning naming the
+keyword that overrides it. Warnings are :class:`~incrowd.IncrowdWarning`, one line each.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import HierarchyError, IncrowdWarning, SchemaError, option
-from .column_names import CODE_WORDS, has_word
 from .hierarchy import Hierarchy
 from .schema import AttributeMetric, Categorical, Hierarchical, Numeric, is_missing
 from .types import ColumnKind, ColumnType, infer_column, normalize
@@ -94,12 +95,6 @@ def choose_metrics(
         spec = hierarchies.get(name)
         if kind is None and spec == "prefix":  # masking a prefix reads the cells as codes
             kind = "code"
-        elif kind is None and _numbers_by_dtype(column):
-            kind = "number"
-            if has_word(name, CODE_WORDS):  # a reader may have dropped a zip's leading zero
-                _warn(f"column {name!r} holds numbers but its name suggests a code: read as "
-                      f"numbers; {option('code', [name])} if they are codes, read "
-                      "as text so that leading zeros are kept")  # fmt: skip
         found = infer_column(column, name, declared=kind, thousands=thousands,
                              decimal=decimal, date_format=date_format)  # fmt: skip
         for line in found.warnings:
@@ -142,17 +137,10 @@ def _code(canonical: pd.Series, name: str, cells: ColumnType, keep: bool) -> Att
     try:
         return Hierarchical(build_hierarchy("prefix", canonical, name, missing_leaf=keep),
                             cells=cells, spec="prefix")  # fmt: skip
-    except HierarchyError:  # codes of several widths: no prefix masking
-        _warn(f"column {name!r} holds codes of several widths: generalized as categories "
-              f"(a hierarchy file, {option('hierarchies', {name: ...})}, or pad the codes to one "
-              "width for "
-              "prefix masking)")  # fmt: skip
+    except HierarchyError as error:  # a code holding the mask character *: no masking
+        _warn(f"{error} ({option('hierarchies', {name: ...})}); until then column {name!r} "
+              "is generalized as categories")  # fmt: skip
         return Categorical(cells=cells)
-
-
-def _numbers_by_dtype(column: pd.Series) -> bool:
-    dtype = column.dtype
-    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
 def _warn(line: str) -> None:
