@@ -45,6 +45,9 @@ def files(d):
     (d / "folder.csv").mkdir()
     (d / "afile").write_text("x")
     (d / "bad.toml").write_text("k = = 3\n")
+    # issue 58: job files nested past Python's recursion, naming no input table
+    (d / "deep.toml").write_text("k = 3\n[params]\nx = " + "[" * 5000 + "]" * 5000 + "\n")
+    (d / "noinput.toml").write_text('input = ""\nout = "out.csv"\nk = 3\n[columns]\nqi = ["age"]\n')
     # issue 43: hierarchies (the long line is a sparse file: 3 MiB of NUL, no disk used)
     (d / "sex_cross.csv").write_text("Male;Female;*\nFemale;Male;*\n")
     (d / "sex_loop.csv").write_text("Male;X;Male\nFemale;X;Male\n")
@@ -246,7 +249,7 @@ CASES = [
     (anon("--qi", "age", "--k", "2", source="garbage.parquet"), "cannot read as Parquet"),
     # --- job files
     (("anonymize", "--config", "nope.toml"), "job file not found"),
-    (("anonymize", "--config", "bad.toml"), "not a valid TOML job file"),
+    (("anonymize", "--config", "bad.toml"), "bad.toml: not a valid job file: Invalid value"),
     (("anonymize", "--config", "kstr.toml"), "k must be an integer, got 'five'"),
     (("anonymize", "--config", "unknown.toml"), "unknown setting 'colour'"),
     (("anonymize", "--config", "qi5.toml"), "must be a list of column names"),
@@ -334,6 +337,13 @@ CASES = [
     (anon(*GOOD, source="people.csv.gz"), "'people.csv.gz' is gzip-compressed, not CSV or"),
     (("verify", "/dev/null", "--qi", "age", "--k", "2"), "release file '/dev/null': is not a"),
     (("verify", "nested.parquet", "--qi", "age,photo", "--k", "2"), "'photo' holds binary"),
+    # --- issue 58: job files, and a setting of suppression with a method that suppresses none
+    (("anonymize", "--config", "deep.toml"), "not a valid job file: nested deeper than 32"),
+    (("anonymize", "--config", "folder.csv"), "job file 'folder.csv': is a directory"),
+    (("anonymize", "--config", "/dev/null"), "job file '/dev/null': is not a regular file"),
+    (("anonymize", "--config", "noinput.toml"), "noinput.toml: no input table given"),
+    (anon(*GOOD, "--method", "mdav", "--suppressed", "star"), "--suppressed applies to the"),
+    (anon(*GOOD, "--method", "mdav", "--suppression-limit", "0.1"), "--suppression-limit appl"),
 ]
 
 

@@ -38,6 +38,18 @@ def test_deleted_records_are_counted_and_withheld(method):
     assert kept.n_suppressed == 0 and kept.cost == pytest.approx(15.0)
 
 
+@pytest.mark.parametrize("given", [{"suppression_limit": 0.1}, {"suppressed": "star"},
+                                   {"suppressed": "drop"}])  # fmt: skip
+def test_a_method_that_suppresses_nothing_refuses_the_suppression_settings(given):
+    """Issue 58 #9: ``suppressed`` with MDAV, which suppresses nothing, was taken without
+    effect (the suppression limit was refused); both are refused the same way now."""
+    table, schema = outliers()
+    with pytest.raises(ParameterError, match="applies to the methods that suppress records"):
+        anonymize(table, schema, 4, method="mdav", seed=0, **given)
+    assert anonymize(table, schema, 4, method="r-gather-outliers", seed=0,
+                     suppressed="drop").metadata.k == 4  # fmt: skip
+
+
 def test_blockwise_runs_refuse_a_suppression_limit():
     table, schema = outliers()
     from incrowd.distributed import anonymize_blocks

@@ -43,8 +43,9 @@ Flags given on the command line override the file.
 
 from __future__ import annotations
 
+import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,12 +60,19 @@ if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults 
     from ..io.tables import TableFile
 
 __all__ = [
+    "MAX_NESTING",
     "build_schema",
     "job_from_mapping",
+    "parse_json_job",
     "parse_weights",
     "read_job",
     "with_weights",
 ]
+
+#: The deepest nesting of tables and lists a job is read with. A job file's own is three
+#: (the file, a table such as ``[params]``, a list), a parameter's list of lists four; deeper
+#: is no job, and Python's recursion (the parser's, a message's repr) would give out.
+MAX_NESTING = 32
 
 
 def __getattr__(name: str) -> Any:
@@ -85,16 +93,57 @@ def read_job(path: str | Path) -> Settings:
     Every setting is checked for its type (``seed = 1.5`` or ``columns = 5`` is an
     :class:`~incrowd.InputError` naming the setting), so nothing is silently converted.
     """
-    path = Path(path)
-    if not path.is_file():
-        msg = f"job file not found: {path}"
-        raise InputError(msg)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        msg = f"{path}: not a valid TOML job file ({exc})"
-        raise InputError(msg) from exc
+    from ..io.tables import check_input_file
+
+    path = check_input_file(path, "job file", table=False)  # absent, a folder, a device
+    # utf-8-sig: a byte order mark (Windows editors write one) is not part of the file's text
+    data = _parsed(tomllib.loads, lambda: path.read_text(encoding="utf-8-sig"), str(path))
     return job_from_mapping(data, str(path), path.parent)
+
+
+def parse_json_job(raw: bytes | str, where: str) -> dict[str, Any]:
+    """The JSON object ``raw`` holds (a job sent to the browser app; empty: ``{}``), refused
+    as a job file is — not JSON, not an object, nested deeper than :data:`MAX_NESTING` —
+    with an :class:`~incrowd.InputError` naming ``where``."""
+    data = _parsed(json.loads, lambda: raw or b"{}", where)
+    if not isinstance(data, dict):
+        msg = f"{where}: not a valid job file: not a JSON object"
+        raise InputError(msg)
+    return data
+
+
+def _parsed(parse: Callable[[Any], Any], text: Callable[[], Any], where: str) -> Any:
+    """``parse(text())``, its errors one :class:`~incrowd.InputError` each: a parser that
+    recurses per level gives out on deep nesting, which only says the file is no job."""
+    try:
+        data = parse(text())
+    except RecursionError:
+        data = None
+        deep = True
+    except ValueError as exc:  # TOMLDecodeError, JSONDecodeError, UnicodeDecodeError
+        msg = f"{where}: not a valid job file: {exc}"
+        raise InputError(msg) from None
+    else:
+        deep = _depth_over(data, MAX_NESTING)
+    if deep:
+        msg = f"{where}: not a valid job file: nested deeper than {MAX_NESTING} levels"
+        raise InputError(msg)
+    return data
+
+
+def _depth_over(data: Any, limit: int) -> bool:
+    """Whether tables and lists nest in ``data`` deeper than ``limit`` (level by level, not
+    recursively)."""
+    level, depth = [data], 0
+    while level:
+        containers = [v for v in level if isinstance(v, dict | list)]
+        if not containers:
+            return False
+        depth += 1
+        if depth > limit:
+            return True
+        level = [x for c in containers for x in (c.values() if isinstance(c, dict) else c)]
+    return False
 
 
 def _kind(name: str) -> Any:
@@ -138,8 +187,11 @@ def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> 
             raise InputError(msg)
         values[key] = tuple(_as_list(val, f"{where}: columns.{key}"))
     base = base or Path()
-    for key in ("input", "out"):
+    for key, what in (("input", "no input table given"), ("out", "no output file given")):
         if key in values:
+            if not str(values[key]).strip():  # else it would name the job file's folder
+                msg = f"{where}: {what} ({key} is empty)"
+                raise InputError(msg)
             values[key] = str(base / str(values[key]))
     hierarchy = {}
     for col, spec in tables["hierarchy"].items():

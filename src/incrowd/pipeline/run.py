@@ -96,15 +96,24 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
     if "l" in cls.parameters and builds_for(diversity, n_sensitive):
         assert diversity is not None and diversity.l is not None
         fixed["l"] = int(diversity.l)
+    # a setting of suppression given a method that suppresses nothing would have no effect
+    for name, applies in _SUPPRESSION_SETTINGS.items():
+        if getattr(settings, name) is not None and not applies(cls):
+            methods = ", ".join(m for m, c in METHODS.items() if applies(c))
+            msg = f"{option(name)} applies to the methods that suppress records ({methods})"
+            raise ParameterError(msg)
     if "star_class" in cls.parameters:  # rows of * must then form a class of k
         fixed["star_class"] = suppressed_form(settings, cls) == "star"
     if settings.suppression_limit is not None:
-        if "suppression_limit" not in cls.parameters:
-            msg = (f"{option('suppression_limit')} applies to the methods that suppress "
-                   "records (global-recoding, local-recoding, forest)")  # fmt: skip
-            raise ParameterError(msg)
         fixed["suppression_limit"] = float(settings.suppression_limit)
     return fixed
+
+
+#: Each setting of suppression, and the methods it applies to.
+_SUPPRESSION_SETTINGS: dict[str, Callable[[type[Algorithm]], bool]] = {
+    "suppression_limit": lambda cls: "suppression_limit" in cls.parameters,
+    "suppressed": lambda cls: cls.tags.may_suppress,
+}
 
 
 def anonymize(
