@@ -35,7 +35,7 @@ import inspect
 import os
 import threading
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,7 +45,7 @@ from .progress import progress_part, report_progress, reporting
 
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
-    "in_background", "progress_part", "report_progress", "reporting",
+    "in_background", "progress_part", "report_progress", "reporting", "matplotlib_quiet",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -251,6 +251,33 @@ def variant(fn: Callable[..., Any], suffix: str, names: dict[str, Any]) -> Calla
     copy.__qualname__ = fn.__qualname__ + suffix
     copy.__module__ = fn.__module__
     return copy
+
+
+# ------------------------------------------------------------------ matplotlib
+#: What matplotlib logs when it cannot write its own folders (no writable home): it makes a
+#: temporary one of its own instead (``mkdtemp``: mode 0700, removed at exit) and says so.
+_MATPLOTLIB_FOLDER_LINES = ("mkdir -p failed", "%s is not a writable directory",
+                            "Matplotlib created a temporary")  # fmt: skip
+
+
+def _not_a_folder_line(record: Any) -> bool:
+    return not str(record.msg).startswith(_MATPLOTLIB_FOLDER_LINES)
+
+
+@contextlib.contextmanager
+def matplotlib_quiet() -> Iterator[None]:
+    """Import a library that imports matplotlib in here (pymatching, which the factor
+    methods need, imports it for its drawings): with no writable home, matplotlib's two
+    lines on stderr about the temporary folder it makes instead say nothing of the run and
+    are held back — only those; the folder is matplotlib's own private one as before."""
+    import logging
+
+    logger = logging.getLogger("matplotlib")
+    logger.addFilter(_not_a_folder_line)
+    try:
+        yield
+    finally:
+        logger.removeFilter(_not_a_folder_line)
 
 
 # ------------------------------------------------------------------ coarse parallelism

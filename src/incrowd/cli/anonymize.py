@@ -71,6 +71,8 @@ def anonymize(
     suppression_limit: Annotated[float | None, _setting("suppression_limit")] = None,
     suppressed: Annotated[str | None, _setting("suppressed")] = None,
     weights: Annotated[ListOpt, _setting("weights")] = None,
+    min_level: Annotated[ListOpt, _setting("min_level")] = None,
+    max_level: Annotated[ListOpt, _setting("max_level")] = None,
     allow_deletion: Annotated[
         bool,
         typer.Option(help="forest: delete a row (counted as suppressed) when that costs less."),
@@ -100,6 +102,7 @@ def anonymize(
     from ..errors import InputError
     from ..io.tables import TableFile, read_table, table_separator
     from ..io.targets import check_release_target
+    from ..params import parse_levels
     from ..pipeline.homogeneity import homogeneity_warnings
     from ..pipeline.job import build_schema, parse_weights, split_list
     from ..pipeline.run import PIPELINE_STAGES, anonymize_with
@@ -130,6 +133,8 @@ def anonymize(
             block_by=split_list(block_by),
             spill=spill,
             weights=parse_weights(parse_pairs(list(split_list(weights)), "--weights")),
+            min_level=parse_levels(parse_pairs(list(split_list(min_level)), "--min-level")),
+            max_level=parse_levels(parse_pairs(list(split_list(max_level)), "--max-level")),
             seed=seed,
             sep=sep,
             missing=missing,

@@ -35,6 +35,12 @@ A job file names the same things as the command-line flags (every key is a field
     [weights]                    # attribute weights of the distance / cost (default 1)
     age = 2
 
+    [min_level]                  # lowest level a column is published at (0: the values)
+    age = 1
+
+    [max_level]                  # highest level (records that cannot fit are suppressed
+    sex = 0                      # within the suppression limit)
+
     [params]                     # extra parameters of the method
     variant = "classic"
 
@@ -51,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IncrowdError, InputError, SchemaError, option
+from ..params import parse_levels
 from .settings import Settings
 
 if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults only
@@ -203,6 +210,8 @@ def job_from_mapping(data: Mapping[str, Any], where: str, base: Path | None) -> 
     values["hierarchy"] = hierarchy
     values["params"] = dict(tables["params"])
     values["weights"] = parse_weights(tables["weights"])
+    for key in ("min_level", "max_level"):  # levels read as Settings checks them
+        values[key] = parse_levels(tables[key])
     try:
         return Settings(**values)
     except IncrowdError as exc:

@@ -29,7 +29,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ParameterError, option
-from ..params import Constraint, CrowdSize, Interval, OneOf, PositiveInt, Seed, Weights
+from ..params import (
+    Constraint,
+    CrowdSize,
+    Interval,
+    Levels,
+    OneOf,
+    PositiveInt,
+    Seed,
+    Weights,
+    check_level_bounds,
+)
 
 if TYPE_CHECKING:
     from ..privacy.models import Diversity
@@ -225,6 +235,17 @@ class Settings:
     weights: Mapping[str, float] = _option(
         help="Attribute weights NAME=W (age=2,sex=1); default 1.", check=Weights(), factory=dict
     )  # fmt: skip
+    min_level: Mapping[str, int] = _option(
+        help="Lowest generalization level a QI is published at, NAME=LEVEL (age=1: no exact "
+        "age; 0 the values, 1 their parents in the hierarchy, ...).", check=Levels("min_level"),
+        label=option("min_level"), factory=dict,
+    )  # fmt: skip
+    max_level: Mapping[str, int] = _option(
+        help="Highest generalization level a QI is published at, NAME=LEVEL (date=1: never "
+        "above the hierarchy's first level); records that cannot fit are suppressed within "
+        "the suppression limit.", check=Levels("max_level"), label=option("max_level"),
+        factory=dict,
+    )  # fmt: skip
     params: Mapping[str, Any] = _option(help="Method parameter NAME=VALUE.", factory=dict)
 
     def __post_init__(self) -> None:
@@ -233,6 +254,7 @@ class Settings:
             if isinstance(check, Constraint) and value is not None:
                 check.check(f.metadata["label"] or f.name, value, sys.maxsize)
         self.diversity  # noqa: B018 - Diversity checks l, l_kind, c, t and t_kind
+        check_level_bounds(self.min_level, self.max_level)
 
     # ------------------------------------------------------------------ reading and merging
     @classmethod
@@ -254,10 +276,10 @@ class Settings:
 
     def replace(self, **overrides: Any) -> Settings:
         """These settings with the given ones overriding them where given (not None or
-        empty), as flags override a job file; the tables (hierarchy, weights, params) are
-        merged key by key."""
+        empty), as flags override a job file; the tables (hierarchy, weights, params,
+        min_level, max_level) are merged key by key."""
         given = {k: v for k, v in overrides.items() if v not in (None, (), {}, [])}
-        for key in ("hierarchy", "params", "weights"):
+        for key in ("hierarchy", "params", "weights", "min_level", "max_level"):
             if key in given:
                 given[key] = dict(getattr(self, key)) | dict(given[key])
         return dataclasses.replace(self, **given)
@@ -279,6 +301,15 @@ class Settings:
         if self.blocked and self.suppression_limit:  # the budget is the whole table's
             msg = (f"{option('suppression_limit')} does not run blockwise: a block cannot know "
                    "how many records the others suppress (leave out one of them)")  # fmt: skip
+            raise ParameterError(msg)
+        bound = "min_level" if self.min_level else "max_level" if self.max_level else None
+        if bound and self.blocked:  # the bounds block the whole table's records
+            msg = (f"{option(bound)} does not run blockwise: a block's crowds cannot see the "
+                   "records of the others at that level (leave out one of them)")  # fmt: skip
+            raise ParameterError(msg)
+        if bound and self.release != "generalized":
+            msg = (f"{option(bound)} bounds the hierarchy levels of a generalized release, not "
+                   f"the {self.release} release's values")  # fmt: skip
             raise ParameterError(msg)
         if self.method is not None and (self.release != "generalized"
                                         or self.generalize != "levels"):  # fmt: skip

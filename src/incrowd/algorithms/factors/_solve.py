@@ -96,7 +96,10 @@ def solve_factor(kind: FactorKind, n: int, edges: np.ndarray, weights: np.ndarra
 
 
 def _matching_12_factor(n: int, edges: np.ndarray, weights: np.ndarray) -> Factor:
-    import pymatching  # imported here: only the factor methods need it
+    from ..._runtime import matplotlib_quiet
+
+    with matplotlib_quiet():  # pymatching imports matplotlib, which may warn of its folders
+        import pymatching  # imported here: only the factor methods need it
 
     if n == 0:
         return Factor(np.zeros((0, 2), dtype=np.intp), np.zeros(0))
