@@ -36,7 +36,7 @@ _SOURCES = {
     "ThreeAnonymity": "algorithms",
     "TwoAnonymity": "algorithms",
     "TwoMicroaggregation": "algorithms",
-    "anonymize": "pipeline.run",
+    "anonymize": "pipeline.api",
     "Diversity": "privacy.models",
     "assess_risk": "measures.risk",
     "Algorithm": "base",
@@ -187,7 +187,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .io.tables import read_table, write_table
     from .measures.risk import assess_risk
     from .partition import Partition
-    from .pipeline.run import anonymize
+    from .pipeline.api import anonymize
     from .privacy.models import Diversity
     from .privacy.verify import VerificationReport, check_k_anonymity, verify
     from .release import (

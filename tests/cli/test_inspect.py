@@ -51,7 +51,7 @@ def test_the_table_shows_each_columns_type_and_role(messy):
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:]}
     assert rows["zip"][1:] == ["code", "6", "3", "qi", "prefix", "02142", "|", "02139", "|",
                                "60615"]  # fmt: skip
-    assert rows["relat"][1:6] == ["category", "7", "0", "insensitive", "-"]
+    assert rows["relat"][1:6] == ["category", "7", "0", "withheld", "-"]  # no role: unpublished
     assert rows["age"][1:6] == ["number", "37", "3", "qi", "-"]
     assert rows["admission_date"][1:7] == ["date", "(%Y-%m-%d)", "36", "4", "qi", "dates"]
     assert rows["charges"][1:7] == ["number", "(1,234.5)", str(N), "0", "sensitive", "-"]
@@ -95,14 +95,17 @@ def test_write_makes_a_job_file_the_settings_read(messy, tmp_path):
     assert f"wrote {job_file}" in result.stdout
     text = job_file.read_text(encoding="utf-8")
     assert 'input = "messy.csv"' in text  # relative to the file
-    beside = r' {4}"zip", +# code, 6 distinct, 3 missing'  # the comment aligned in its list
+    # the comment aligned in its list, saying why the column got its role
+    beside = r' {4}"zip", +# code, 6 distinct, 3 missing; quasi-identifier: the name suggests .*'
+    withheld = '# "relat" (not published: no list names it): category, 7 distinct, 0 missing; '
+    assert withheld + "withheld: nothing says what it is" in text, text
     assert any(re.fullmatch(beside, line) for line in text.splitlines()), text
     assert "# k = " in text  # the steward chooses k
     job = Settings.from_toml(job_file)
     assert job.input == str(messy) and job.k is None
     assert job.qi == ("zip", "age", "admission_date")
     assert job.sensitive == ("charges", "diagnosis")
-    assert job.identifier == ("patient_name",) and job.insensitive == ("relat",)
+    assert job.identifier == ("patient_name",) and job.insensitive == ()
     kinds = (job.code, job.numeric, job.date, job.categorical)
     assert kinds == (("zip",), ("age",), ("admission_date",), ())
     assert job.hierarchy == {"zip": "prefix", "admission_date": "dates"}
@@ -114,7 +117,7 @@ def test_a_kind_declared_for_a_column_that_is_no_qi_stays_out_of_the_job(messy, 
     done = invoke("inspect", messy, "--categorical", "relat", "--write", job_file)
     assert done.exit_code == 0, done.output
     job = Settings.from_toml(job_file)
-    assert "relat" in job.insensitive and job.categorical == ()  # metric options are QIs'
+    assert "relat" not in job.qi and job.categorical == ()  # metric options are QIs'
     assert "--numeric relat" not in job_file.read_text(encoding="utf-8")  # no warning now
 
 

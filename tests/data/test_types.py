@@ -293,7 +293,7 @@ def test_proposed_roles_and_hierarchies(table):
     found = infer_types(table, ["zip", "admitted", "name", "relat", "charges", "weight"])
     roles = {name: propose_role(inference, n)[0] for name, inference in found.items()}
     assert roles == {"zip": "quasi-identifier", "admitted": "quasi-identifier",
-                     "name": "insensitive", "relat": "insensitive", "charges": "sensitive",
+                     "name": "identifier", "relat": "withheld", "charges": "sensitive",
                      "weight": "insensitive"}  # fmt: skip
     ids = pd.Series([f"P{i:04d}" for i in range(N)])
     assert propose_role(infer_column(ids, "PatientID"), N)[0] == "identifier"

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from ..io.tables import check_plain_values
+from ..io.tables import as_dataframe, check_plain_values
 from .hierarchy import Hierarchy, distinct_values, factorize_keys
 from .types import ColumnType
 
@@ -247,7 +247,7 @@ class Schema:
     @classmethod
     def infer(
         cls,
-        table: pd.DataFrame,
+        table: Any,
         qi: Sequence[str],
         *,
         sensitive: Sequence[str] = (),
@@ -264,8 +264,9 @@ class Schema:
         missing: str = "keep",
         columns: Sequence[str] | None = None,
     ) -> Schema:
-        """Schema for ``table`` with a metric chosen per QI column from its type
-        (``columns``: the whole table's columns, when ``table`` holds only some of them).
+        """Schema for ``table`` (a pandas, polars or Arrow table) with a metric chosen per QI
+        column from its type (``columns``: the whole table's columns, when ``table`` holds
+        only some of them).
 
         Each QI's type — number, code, category or date — is inferred from its cells
         (:mod:`incrowd.data.types`: the rules and their thresholds; a guess that could be
@@ -282,6 +283,7 @@ class Schema:
         """
         from .metric_choice import choose_metrics, declared_kinds
 
+        table = as_dataframe(table)  # a polars or Arrow table: read as the CLI reads one
         hierarchies = dict(hierarchies or {})
         for name in hierarchies:
             if name not in qi:
