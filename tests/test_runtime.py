@@ -295,7 +295,7 @@ def test_a_cache_folder_of_another_user_is_refused(tmp_path):
     os.chown(theirs, 65534, 65534)
     os.chown(theirs / "planted.nbi", 65534, 65534)
     done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(theirs))
-    _refused(done, theirs, "owned by uid 65534, not you")
+    _refused(done, theirs, f"owned by {NOBODY}, not you")
     assert _contents(theirs) == ["planted.nbi"]
 
 
@@ -308,7 +308,7 @@ def test_a_cache_folder_inside_another_users_folder_is_refused(tmp_path):
     (theirs / "cache").mkdir(parents=True, mode=0o700)
     os.chown(theirs, 65534, 65534)
     done = _run_kernel(tmp_path, NUMBA_CACHE_DIR=str(theirs / "cache"))
-    _refused(done, theirs / "cache", f"{theirs} belongs to uid 65534")
+    _refused(done, theirs / "cache", f"{theirs} belongs to {NOBODY}")
     assert _contents(theirs) == ["cache"]
     open_above = tmp_path / "open"
     (open_above / "mine" / "cache").mkdir(parents=True, mode=0o700)
@@ -360,25 +360,53 @@ def test_kernels_beside_sources_others_may_write_are_not_cached(tmp_path):
     assert not list((tmp_path / "mod").rglob("*.nb[ic]"))
 
 
-def test_a_planted_temporary_cache_folder_is_ignored(tmp_path):
-    """The issue's attack: no writable home nor package folder, so the cache would go to
-    ``$TMPDIR/incrowd-<uid>-cache`` — which another user made first, open to all."""
+def _user(uid: int) -> str:
+    import pwd
+
+    try:
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+#: How a refusal names the other user the tests give a folder to.
+NOBODY = _user(65534)
+
+
+def test_a_planted_temporary_cache_folder_is_passed_over_for_a_private_one(tmp_path):
+    """The attack of issues 43 and 58 #14: no writable home nor package folder, so the cache
+    would go to ``$TMPDIR/incrowd-<uid>-cache`` — which another user made first, open to
+    all. It is refused, naming its owner, and the kernels are cached in a folder of ours
+    with a name nobody could guess to make first (every run compiled in memory before: a
+    6-row table took 257 s); the next run finds that folder again and loads them."""
     if os.geteuid() != 0:
         pytest.skip("needs root to chown a folder to another user")
     home, scratch = tmp_path / "home-is-a-file", tmp_path / "tmp"
     home.write_text("")
     scratch.mkdir()
     planted = scratch / f"incrowd-{os.getuid()}-cache"
-    planted.mkdir()
-    (planted / "planted.nbi").write_bytes(b"x")
-    planted.chmod(0o777)
-    os.chown(planted, 65534, 65534)
+    lookalike = scratch / f"incrowd-{os.getuid()}-cache-aaaaaaaa"  # theirs, named like ours
+    for folder in (planted, lookalike):
+        folder.mkdir()
+        (folder / "planted.nbi").write_bytes(b"x")
+        folder.chmod(0o777)
+        os.chown(folder, 65534, 65534)
     # the package's own __pycache__ unwritable, as in a read-only install
     readonly = ("from pathlib import Path; from incrowd import _runtime; "
                 f"_runtime.PACKAGE = Path({str(home)!r}) / 'pkg'")  # fmt: skip
     done = _run_kernel(tmp_path, readonly, HOME=str(home), TMPDIR=str(scratch))
-    _refused(done, planted, "owned by uid 65534, not you")
-    assert _contents(planted) == ["planted.nbi"]
+    _refused(done, planted, f"owned by {NOBODY}, not you")
+    assert _contents(planted) == _contents(lookalike) == ["planted.nbi"]
+    (private,) = set(scratch.iterdir()) - {planted, lookalike}
+    assert private.name.startswith(f"incrowd-{os.getuid()}-cache-")
+    info = private.stat()
+    assert info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
+    (index,) = private.rglob("kernel.twice-*.nbi")
+    compiled = index.stat().st_mtime_ns
+    again = _run_kernel(tmp_path, readonly, HOME=str(home), TMPDIR=str(scratch))
+    _refused(again, planted, f"owned by {NOBODY}, not you")
+    assert set(scratch.iterdir()) == {planted, lookalike, private}  # found again, not a new one
+    assert [p.stat().st_mtime_ns for p in private.rglob("kernel.twice-*.nbi")] == [compiled]
 
 
 # ------------------------------------------------------------------ matplotlib (issue 43)

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .folders import _cache_candidates, _private_folder
+from .folders import _cache_candidates, _private_folder, private_temporary
 from .progress import progress_part, report_progress, reporting
 
 __all__ = [
@@ -116,21 +116,23 @@ def threads() -> int:
 def _cache_enabled() -> bool:
     """Whether numba may cache compiled kernels, choosing a private folder for them: the
     user's ``NUMBA_CACHE_DIR`` (none if it will not do), else ``__pycache__`` beside the
-    sources, else one of :func:`_cache_candidates`."""
+    sources, else one of :func:`_cache_candidates`, else :func:`private_temporary`."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         # refused: every kernel is compiled with cache=False, so numba (which read the
         # variable at its import) never opens it
         return _private_folder(Path(os.environ["NUMBA_CACHE_DIR"]))
     if _private_folder(PACKAGE / "__pycache__"):
         return True  # numba's default: beside the sources
-    for folder in _cache_candidates():
-        if _private_folder(folder):
-            os.environ["NUMBA_CACHE_DIR"] = str(folder)
-            import numba
+    chosen = next((f for f in _cache_candidates() if _private_folder(f)), None)
+    if chosen is None:  # the temporary folder's was another user's: one nobody can guess
+        chosen = private_temporary()
+    if chosen is None:
+        return False
+    os.environ["NUMBA_CACHE_DIR"] = str(chosen)  # worker processes inherit it
+    import numba
 
-            numba.config.CACHE_DIR = str(folder)
-            return True
-    return False
+    numba.config.CACHE_DIR = str(chosen)
+    return True
 
 
 def _kernel_folder(fn: Callable[..., Any]) -> str | None:

@@ -1,13 +1,16 @@
 """Folders incrowd may keep files in that it later loads as code: numba's index of cached
 kernels is a pickle, so whoever can write such a folder runs code as us. A folder is used
 only if it is ours and nobody else may write it or swap it (:func:`_private_folder`);
-another is passed over, with one line on stderr.
+another is passed over, with one line on stderr naming its owner. Another user may make
+our predictable folder in the shared temporary folder first; then the cache goes to one with
+a name nobody can guess (:func:`private_temporary`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import stat
 import sys
@@ -42,7 +45,7 @@ def _distrust(folder: Path, info: os.stat_result) -> str | None:
     if not stat.S_ISDIR(info.st_mode):
         return "not a folder"
     if info.st_uid != os.geteuid():
-        return f"owned by uid {info.st_uid}, not you"
+        return f"owned by {_user(info.st_uid)}, not you"
     if _others_may_write(info):
         return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
     # whoever owns or may write a folder above it may swap it (or the path to it) for a
@@ -53,10 +56,20 @@ def _distrust(folder: Path, info: os.stat_result) -> str | None:
         for above in chain:
             up = os.stat(above)
             if up.st_uid not in (0, os.geteuid()):
-                return f"{above} belongs to uid {up.st_uid}"
+                return f"{above} belongs to {_user(up.st_uid)}"
             if _others_may_write(up) and not up.st_mode & stat.S_ISVTX:
                 return f"{above} is writable by others (mode {stat.S_IMODE(up.st_mode):04o})"
     return None
+
+
+def _user(uid: int) -> str:
+    """``uid 1001 (mallory)``: the user id, and the user's name where it has one."""
+    try:
+        import pwd
+
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
 
 
 #: The first folder refused, once one was (its line is printed once).
@@ -100,8 +113,46 @@ def _cache_candidates() -> list[Path]:
     with contextlib.suppress(RuntimeError, KeyError):
         if Path.home().is_dir():  # never make a missing home (root could)
             candidates.append(Path.home() / ".cache" / "incrowd")
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    temp = Path(tempfile.gettempdir())
-    if temp.resolve() != Path.cwd().resolve():  # tempfile's last resort is the user's folder
-        candidates.append(temp / f"incrowd-{uid}-cache")
+    temp = _temporary()
+    if temp is not None:
+        candidates.append(temp / f"{_TEMPORARY_PREFIX}cache")
     return candidates
+
+
+#: The start of our folders' names in the shared temporary folder.
+_TEMPORARY_PREFIX = f"incrowd-{os.getuid() if hasattr(os, 'getuid') else 'user'}-"
+#: Folders named like our private ones looked at, at most (anyone may make such names).
+_LOOKED_AT = 64
+
+
+def _temporary() -> Path | None:
+    """The shared temporary folder (None where tempfile falls back to the current one)."""
+    temp = Path(tempfile.gettempdir())
+    return None if temp.resolve() == Path.cwd().resolve() else temp
+
+
+def private_temporary() -> Path | None:
+    """A folder for cached code in the temporary folder when our predictable one there was
+    refused (another user made it first): an earlier run's ``incrowd-<uid>-cache-XXXXXXXX``
+    that is :func:`_private_folder` (ours, nobody else may write it, in a sticky folder:
+    only we could have put files there, so its kernels are as safe to load as ever), else
+    a new one from ``mkdtemp`` (mode 0700, a name nobody can guess to make first); None
+    when neither can be had."""
+    temp = _temporary()
+    if temp is None:
+        return None
+    prefix = f"{_TEMPORARY_PREFIX}cache-"
+    try:
+        with os.scandir(temp) as entries:
+            names = sorted(itertools.islice(
+                (e.name for e in entries if e.name.startswith(prefix)), _LOOKED_AT))  # fmt: skip
+    except OSError:
+        names = []
+    for name in names:
+        if _private_folder(temp / name):
+            return temp / name
+    try:
+        made = Path(tempfile.mkdtemp(prefix=prefix, dir=temp))
+    except OSError:
+        return None
+    return made if _private_folder(made) else None
