@@ -48,6 +48,8 @@ def files(d):
     # issue 58: job files nested past Python's recursion, naming no input table
     (d / "deep.toml").write_text("k = 3\n[params]\nx = " + "[" * 5000 + "]" * 5000 + "\n")
     (d / "noinput.toml").write_text('input = ""\nout = "out.csv"\nk = 3\n[columns]\nqi = ["age"]\n')
+    # issue 58: names that are terminal escape sequences (clear the screen, CSI) and a line break
+    (d / "esc.csv").write_bytes('age\x1b[2J,"two\nlines",zip\x9b2J\n30,a,b\n31,c,d\n'.encode())
     # issue 43: hierarchies (the long line is a sparse file: 3 MiB of NUL, no disk used)
     (d / "sex_cross.csv").write_text("Male;Female;*\nFemale;Male;*\n")
     (d / "sex_loop.csv").write_text("Male;X;Male\nFemale;X;Male\n")
@@ -344,6 +346,10 @@ CASES = [
     (("anonymize", "--config", "noinput.toml"), "noinput.toml: no input table given"),
     (anon(*GOOD, "--method", "mdav", "--suppressed", "star"), "--suppressed applies to the"),
     (anon(*GOOD, "--method", "mdav", "--suppression-limit", "0.1"), "--suppression-limit appl"),
+    (
+        anon("--qi", "nope", "--k", "2", source="esc.csv"),
+        "the table has: age\\x1b[2J, two\\nlines, zip\\x9b2J",
+    ),  # fmt: skip
 ]
 
 
