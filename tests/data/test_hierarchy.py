@@ -83,7 +83,7 @@ def test_interval_builder_nests_and_labels():
     with pytest.raises(HierarchyError, match="not a multiple"):
         Hierarchy.from_intervals([1, 2], [5, 7])
     frac = Hierarchy.from_intervals([0.5, 1.7], [1, 2])
-    assert frac.label(1, frac.encode([0.5])[0, 1]) == "[0, 1)"
+    assert frac.label(1, frac.encode([0.5])[0, 1]) == "0-0.9"  # closed, at the data's precision
 
 
 def test_prefix_builder_masks_trailing_characters():

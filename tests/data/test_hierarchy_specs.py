@@ -102,7 +102,7 @@ def test_non_integer_values_inside_a_band_are_placed():
         ("intervals:", AGES, "no widths or bands given; use FILE, prefix or intervals:"),
         ("intervals:5,18-64", AGES, "'5' is a width among bands; give widths W1,W2,..."),
         ("intervals:5,10/20", AGES, "'5' is a width among bands"),
-        ("intervals:64-18", AGES, "'64-18' is neither a width nor a band LO-HI with LO <= HI"),
+        ("intervals:64-18", AGES, r"'64-18' is neither a width nor a band \(LO-HI with LO <= HI"),
         ("intervals:5,x", AGES, "'x' is neither a width nor a band"),
         ("intervals:0-17,18-120/", AGES, "level 2 of the bands is empty"),
         (BANDS, pd.Series(["1", "abc"]), r"value 'abc' \(row 2\) is not a number"),

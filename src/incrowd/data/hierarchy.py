@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import HierarchyError
 from ..io.hierarchy_csv import read_hierarchy_rows
+from .ranges import decimals, range_label
 
 __all__ = ["Hierarchy", "factorize_keys", "value_key"]
 
@@ -189,29 +191,38 @@ class Hierarchy:
     ) -> Hierarchy:
         """Nested intervals for numeric values: level ``j`` bins values by ``widths[j-1]``.
 
-        Each width must be a multiple of the previous one so that the bins nest. Integer data
-        gets inclusive labels such as ``35-39``; other data ``[35, 40)``.
+        Each width must be a multiple of the previous one so that the bins nest; bins are
+        aligned on multiples of the last width. A bin ``[lo, lo + w)`` is labelled as the
+        closed range of the values it can hold at the data's precision (the most decimals of
+        a value or a width): ``35-39`` for whole numbers, ``0-999.99`` for amounts in cents,
+        in the one style of :func:`incrowd.data.ranges.range_label`. Computed in exact
+        decimals, so that a value on a bin's edge (``0.3`` with width ``0.1``) lands in the
+        bin it starts, not the one a rounding error would give.
         """
         vals = np.unique(np.asarray(list(values), dtype=float))
         if vals.size == 0 or not np.all(np.isfinite(vals)):
             msg = f"{source}: interval hierarchies need finite numeric values"
             raise HierarchyError(msg)
         widths = [float(w) for w in widths]
-        if not widths or any(w <= 0 for w in widths):
+        if not widths or any(w <= 0 or not math.isfinite(w) for w in widths):
             msg = f"{source}: interval widths must be positive, got {widths}"
             raise HierarchyError(msg)
         for a, b in zip(widths, widths[1:], strict=False):
             if not math.isclose(b / a, round(b / a)) or b < a:
                 msg = f"{source}: width {b:g} is not a multiple of {a:g}, so bins would not nest"
                 raise HierarchyError(msg)
-        integral = bool(np.all(vals == np.round(vals))) and all(w.is_integer() for w in widths)
-        origin = math.floor(vals.min() / widths[-1]) * widths[-1]
+        places = max(decimals(x) for x in [*widths, *vals.tolist()])
+        step = Decimal(1).scaleb(-places)
+        exact = [Decimal(repr(w)) for w in widths]
+        origin = (Decimal(repr(float(vals.min()))) // exact[-1]) * exact[-1]
+        if origin > Decimal(repr(float(vals.min()))):  # // truncates toward zero
+            origin -= exact[-1]
         rows = []
-        for v in vals:
-            row = [value_key(v)]
-            for w in widths:
-                lo = origin + math.floor((v - origin) / w) * w
-                row.append(f"{lo:g}-{lo + w - 1:g}" if integral else f"[{lo:g}, {lo + w:g})")
+        for v in vals.tolist():
+            row, d = [value_key(v)], Decimal(repr(v))
+            for w in exact:
+                lo = origin + ((d - origin) // w) * w
+                row.append(range_label(float(lo), float(lo + w - step)))
             rows.append(row)
         return cls.from_rows(rows, source=source)
 

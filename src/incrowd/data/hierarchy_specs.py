@@ -13,7 +13,8 @@ spelling                            hierarchy
 ``intervals:W1,W2,...``             nested intervals of widths W1, W2, … (each a multiple
                                     of the one before): ``37 → 35-39 → 30-39 → *``
 ``intervals:LO-HI,...``             bands as statistical offices write them, then ``*``:
-                                    ``intervals:0-17,18-64,65-120``
+                                    ``intervals:0-17,18-64,65-120``; open at either end:
+                                    ``intervals:<18,18-39,40-64,65+``
 ``intervals:LO-HI,.../LO-HI,...``   nested bands, ``/`` between levels:
                                     ``intervals:0-17,18-64,65-120/0-64,65-120``
 ``dates``, ``dates:LEVEL,...``      dates (ISO ``2024-03-05``) by
@@ -21,14 +22,16 @@ spelling                            hierarchy
                                     ``dates:month,quarter,year``
 ==================================  ========================================================
 
-Bands. A band ``LO-HI`` covers ``LO ≤ v ≤ HI`` (both ends included) and is published as
-written, so a published ``18-64`` reads back as that range (it is split where
-:func:`incrowd.data.ncp.range_of_label` splits a published label: at the first ``-`` after
-the first character with a number on each side, so negative bounds read as ``-10--1`` or
-``-5-5``). The bands of a level must not overlap, every value present must lie in a band of
-the first level (a value between two bands, such as 17.5 between ``0-17`` and ``18-64``, is
-refused, naming the value and its row), and each band must lie within one band of the next
-level. The top is always ``*``.
+Bands. A band ``LO-HI`` covers ``LO ≤ v ≤ HI`` (both ends included), ``LO+`` every value from
+``LO`` up, ``<HI`` every value below ``HI`` (``HI`` itself not). A band is read as a
+published label is read back (:func:`incrowd.data.ranges.read_range`: ``LO-HI`` is split at
+the first ``-`` after the first character with a number on each side, so negative bounds
+read as ``-10--1`` or ``-5-5``) and published in the one style of numeric labels
+(:func:`incrowd.data.ranges.range_label`): ``18-64``, ``65+``, ``<18``, whatever the spaces or
+``18.0`` it was written with. The bands of a level must not overlap, every value present
+must lie in a band of the first level (a value between two bands, such as 17.5 between
+``0-17`` and ``18-64``, is refused, naming the value and its row), and each band must lie
+within one band of the next level. The top is always ``*``.
 
 Missing cells. When a column has missing cells that the missing-value policy keeps, the
 value :data:`~incrowd.data.columns.MISSING_LABEL` is a leaf directly under the root
@@ -46,6 +49,7 @@ import numpy as np
 
 from ..errors import HierarchyError
 from .hierarchy import ROOT, Hierarchy, distinct_values, value_key
+from .ranges import range_label, read_range
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +60,7 @@ __all__ = ["HIERARCHY_SPECS", "build_hierarchy", "default_widths", "is_builder",
 HIERARCHY_SPECS = (
     "FILE, prefix or intervals:W1,W2,... (nested widths, e.g. intervals:5,10,20); "
     "intervals:LO-HI,... with / between levels (bands, e.g. intervals:0-17,18-64,65-120"
-    "/0-64,65-120); dates or dates:LEVEL,... (e.g. dates:month,quarter,year)"
+    "/0-64,65-120; open: <18, 65+); dates or dates:LEVEL,... (e.g. dates:month,quarter,year)"
 )
 
 _BUILDERS = ("prefix", "intervals", "dates")
@@ -137,7 +141,8 @@ def _intervals(text: str, present: pd.Series, rows: np.ndarray, name: str) -> Hi
     widths = [_width(item) for item in items]
     for item, width in zip(items, widths, strict=True):
         if width is None and _bounds(item) is None:
-            msg = f"{source}: {item!r} is neither a width nor a band LO-HI with LO <= HI"
+            msg = (f"{source}: {item!r} is neither a width nor a band (LO-HI with LO <= HI, "
+                   "<HI or LO+)")  # fmt: skip
             raise HierarchyError(msg)
     if len(levels) == 1 and all(w is not None for w in widths):
         values = _numbers(present, rows, source)
@@ -169,10 +174,8 @@ def _width(item: str) -> float | None:
 
 
 def _bounds(item: str) -> tuple[float, float] | None:
-    """``(lo, hi)`` of a band, split as a published label is read back."""
-    from .ncp import range_of_label
-
-    return range_of_label(item) if _width(item) is None else None
+    """``(lo, hi)`` of a band, read as a published label is read back."""
+    return read_range(item) if _width(item) is None else None
 
 
 def _band(item: str, source: str) -> tuple[str, float, float]:
@@ -183,7 +186,7 @@ def _band(item: str, source: str) -> tuple[str, float, float]:
             "(intervals:5,10,20), or bands LO-HI on every level (intervals:0-17,18-64,65-120)"
         )
         raise HierarchyError(msg)
-    return item, bounds[0], bounds[1]
+    return range_label(*bounds), bounds[0], bounds[1]
 
 
 def _listed(bands: list[tuple[str, float, float]]) -> str:

@@ -5,7 +5,9 @@ with the peer tools scores it (``ncp-definition.md`` in the project notes). Per 
 input of ``n`` records:
 
 - **numeric**: a value costs 0; a range ``lo-hi`` costs ``(hi − lo) / (max − min)``, the
-  attribute's spread over the input; ``*`` costs 1;
+  attribute's spread over the input, the range first clipped to the input's
+  ``[min, max]`` (so an open band, ``65+`` or ``<18``, costs the part of the input's
+  range it covers: :func:`incrowd.data.ranges.read_range`); ``*`` costs 1;
 - **hierarchy label**: ``(values under it − 1) / (values − 1)``, counting only the distinct
   values *that occur in the input* (a hierarchy file may list more: ARX's list ages 1–99);
   when every value of the hierarchy is a number (and the column is not read as codes or
@@ -33,6 +35,7 @@ import numpy as np
 from .columns import MISSING_LABEL, CategoricalColumn, HierarchicalColumn
 from .dates import day_number, period_span
 from .hierarchy import Hierarchy
+from .ranges import read_range
 
 __all__ = [
     "domain_size", "label_penalties", "present_values", "range_of_label", "range_penalty",
@@ -82,24 +85,9 @@ def label_penalties(column: CategoricalColumn | HierarchicalColumn) -> list[np.n
     return list(_label_penalties(column))
 
 
-def range_of_label(label: str) -> tuple[float, float] | None:
-    """``(lo, hi)`` of a label that reads as a number or an interval ``lo-hi``; else None."""
-    text = label.strip()
-    try:
-        v = float(text)
-        return v, v
-    except ValueError:
-        pass
-    for i in range(1, len(text)):
-        if text[i] != "-":
-            continue
-        try:
-            lo, hi = float(text[:i]), float(text[i + 1 :])
-        except ValueError:
-            continue
-        if lo <= hi:
-            return lo, hi
-    return None
+#: The reader of a published label's range (:func:`incrowd.data.ranges.read_range`), under
+#: the name the measures import it by.
+range_of_label = read_range
 
 
 class _Derived:

@@ -11,7 +11,6 @@ quasi-identifier of a star release is text (:func:`format_number`), so that ``*`
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.columns import QIColumn, encode_qis
+from ..data.ranges import format_number
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError, SchemaError
 from ..io.metadata import STAR, SUPPRESSED_ROWS, ReleaseMetadata
@@ -77,14 +77,6 @@ class Release:
             as_dataframe(self.table), self.metadata, path, sep=sep, formulas=formulas,
             protect=protect, also=also, also_refusal=also_refusal,
         )  # fmt: skip
-
-
-def format_number(x: float) -> str:
-    """Shortest text that reads back as exactly ``x``; whole numbers without a decimal point."""
-    x = float(x)
-    if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return repr(x)
 
 
 @dataclass(frozen=True, eq=False)

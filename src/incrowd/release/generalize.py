@@ -1,6 +1,8 @@
 """Generalized release: one row per record, each quasi-identifier coarsened to its crowd.
 
-- numeric: ``lo-hi`` (inclusive range of the crowd), or the exact value when the crowd agrees;
+- numeric: ``lo-hi`` (inclusive range of the crowd), or the exact value when the crowd agrees,
+  written by :func:`incrowd.data.ranges.range_label` as every numeric label is (``104``,
+  not ``104.0``);
 - hierarchical: the label of the lowest hierarchy level on which the crowd agrees;
 - categorical without hierarchy: the value when the crowd agrees, else ``*``;
 - with ``generalize="sets"``, categorical and hierarchical attributes instead publish the set
@@ -24,11 +26,12 @@ import pandas as pd
 
 from ..costs import GeneralizeForm
 from ..data.columns import QIColumn
+from ..data.ranges import range_label
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError
 from ..io.metadata import STAR
 from ..partition import Partition
-from ._release import Release, SuppressedRows, format_number, record_release
+from ._release import Release, SuppressedRows, record_release
 from .crowds import CategoricalSummary, Levels, NumericSummary, Summary
 
 __all__ = [
@@ -87,12 +90,9 @@ def value_set_labels(summary: Summary) -> np.ndarray:
 
 def generalized_labels(summary: Summary) -> np.ndarray:
     """The published text of one quasi-identifier for each crowd (object array)."""
-    if isinstance(summary, NumericSummary):
-        lo = [format_number(v) for v in summary.lo]
-        hi = [format_number(v) for v in summary.hi]
-        return np.array(
-            [a if a == b else f"{a}-{b}" for a, b in zip(lo, hi, strict=True)], dtype=object
-        )
+    if isinstance(summary, NumericSummary):  # the one style of numeric labels: 104, 18-39
+        pairs = zip(summary.lo.tolist(), summary.hi.tolist(), strict=True)
+        return np.array([range_label(lo, hi) for lo, hi in pairs], dtype=object)
     if isinstance(summary, CategoricalSummary):
         cats = np.asarray(summary.column.categories, dtype=object)
         return np.where(summary.agrees, cats[summary.mode], SUPPRESSED_VALUE).astype(object)
