@@ -53,7 +53,7 @@ FLAGS: dict[str, str] = {
     "scheduler": "--scheduler", "workers": "--workers", "block_size": "--block-size",
     "blocks": "--blocks", "block_by": "--block-by", "spill": "--spill",
     "csv_formulas": "--csv-formulas", "suppression_limit": "--suppression-limit",
-    "suppressed": "--suppressed",
+    "suppressed": "--suppressed", "min_level": "--min-level", "max_level": "--max-level",
 }  # fmt: skip
 #: The settings a Python caller gives inside ``diversity=Diversity(...)``.
 _DIVERSITY = ("l", "l_kind", "c", "t", "t_kind")

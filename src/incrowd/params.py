@@ -11,7 +11,7 @@ import numbers
 import os
 from collections.abc import Mapping
 
-from .errors import InfeasibleError, ParameterError
+from .errors import InfeasibleError, ParameterError, option
 
 __all__ = [
     "Constraint",
@@ -19,6 +19,7 @@ __all__ = [
     "Flag",
     "Function",
     "Interval",
+    "Levels",
     "OneOf",
     "PositiveInt",
     "RISK_THRESHOLD",
@@ -28,9 +29,12 @@ __all__ = [
     "Weights",
     "WholeNumber",
     "check_k",
+    "check_level_bounds",
+    "check_levels",
     "check_seed",
     "check_weights",
     "outlier_budget",
+    "parse_levels",
 ]
 
 
@@ -262,6 +266,77 @@ class Weights(Constraint):
 
     def describe(self) -> str:
         return "{name: weight > 0}"
+
+
+def check_levels(value: object, name: str = "min_level") -> object:
+    """Generalization levels per quasi-identifier (``min_level`` / ``max_level``): a
+    mapping of names to whole numbers from 0 (0: the values themselves, 1: their parents in
+    the hierarchy, ...). Whether a level exists for a column is checked against its
+    hierarchy where the data is at hand
+    (:func:`~incrowd.algorithms._shared.levels.level_bounds`).
+
+    >>> check_levels({"age": 1})
+    {'age': 1}
+    >>> check_levels({"age": -1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    incrowd.errors.ParameterError: min_level={'age': -1}: a level is a whole number from 0 ...
+    """
+    if not isinstance(value, Mapping):
+        msg = (f"{option(name)} must map quasi-identifier names to levels (whole numbers "
+               f"from 0), got {value!r}")  # fmt: skip
+        raise ParameterError(msg)
+    for key, level in value.items():
+        if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < 0:
+            msg = (f"{option(name, {key: level})}: a level is a whole number from 0 (0: the "
+                   "values themselves)")  # fmt: skip
+            raise ParameterError(msg)
+    return value
+
+
+def check_level_bounds(min_level: Mapping | None, max_level: Mapping | None) -> None:
+    """A minimum level above the maximum of the same column is refused, naming both.
+
+    >>> check_level_bounds({"age": 2}, {"age": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    incrowd.errors.ParameterError: min_level={'age': 2} is above max_level={'age': 1}: ...
+    """
+    for name, low in (min_level or {}).items():
+        high = (max_level or {}).get(name)
+        if high is not None and low > high:
+            msg = (f"{option('min_level', {name: low})} is above "
+                   f"{option('max_level', {name: high})}: "
+                   f"no level of {name!r} fits both")  # fmt: skip
+            raise ParameterError(msg)
+
+
+def parse_levels(items: Mapping[str, object]) -> dict[str, object]:
+    """Levels from ``{name: number or text}`` (``--min-level age=1``), as integers where
+    they read as whole numbers; anything else is kept for :func:`check_levels` to refuse.
+
+    >>> parse_levels({"age": "1", "zip": 2, "sex": "one"})
+    {'age': 1, 'zip': 2, 'sex': 'one'}
+    """
+    out: dict[str, object] = {}
+    for name, value in items.items():
+        text = value.strip() if isinstance(value, str) else None
+        out[str(name)] = int(text) if text is not None and text.isdigit() else value
+    return out
+
+
+class Levels(Constraint):
+    """Levels per quasi-identifier (``min_level`` or ``max_level``; None or a mapping),
+    checked by :func:`check_levels`."""
+
+    def __init__(self, setting: str) -> None:
+        self.setting = setting
+
+    def check(self, name: str, value: object, n: int) -> object:
+        return value if value is None else check_levels(value, self.setting)
+
+    def describe(self) -> str:
+        return "{name: level >= 0}"
 
 
 class Seed(Constraint):

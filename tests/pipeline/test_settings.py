@@ -24,7 +24,7 @@ VALID = {
     "numeric": ("age",), "code": ("zip",), "date": ("day",), "encoding": "latin-1",
     "thousands": ".", "decimal": ",", "date_format": "%d/%m/%Y",
     "hierarchy": {"sex": "prefix"}, "weights": {"age": 2.0},
-    "params": {"variant": "classic"},
+    "params": {"variant": "classic"}, "min_level": {"age": 1}, "max_level": {"sex": 0},
 }  # fmt: skip
 
 #: Options of ``incrowd anonymize`` that are no setting: the job file itself, the display,

@@ -36,6 +36,7 @@ from ..space.metric_space import MetricSpace
 from . import PIPELINE_STAGES
 from .full_domain import diversity_check, suppressed_form, with_hierarchies
 from .homogeneity import homogeneity_warnings, homogeneous_classes
+from .levels import check_ceilings, level_parameters, published_floors
 from .record import input_record, now, recorded_parameters, schema_record
 from .settings import Settings
 
@@ -106,7 +107,7 @@ def _fixed(cls: type[Algorithm], settings: Settings, seed: int, schema: Schema) 
         fixed["star_class"] = suppressed_form(settings, cls) == "star"
     if settings.suppression_limit is not None:
         fixed["suppression_limit"] = float(settings.suppression_limit)
-    return fixed
+    return fixed | level_parameters(cls, settings)
 
 
 #: Each setting of suppression, and the methods it applies to.
@@ -310,13 +311,15 @@ def anonymize_with(
             centers = None  # the method's centers were for its own crowds
             cost = objective.priced(partition.labels)
 
+    check_ceilings(objective, partition.labels, settings)  # a repair may merge across them
     stage(f"publishing the {release} table")
     levels = getattr(algorithm, "levels_", None) if tags.full_domain else None
+    floors = None if tags.full_domain else published_floors(settings, schema)
     starred = suppressed_form(settings, type(algorithm), partition.n_suppressed, k)
     if release == "generalized":
         out = release_generalized(
             kept, partition, schema, seed=seed, columns=space.columns, generalize=generalize,
-            levels=levels, suppressed=starred,
+            levels=levels, suppressed=starred, floors=floors,
         )  # fmt: skip
     elif release == "microaggregated":
         out = release_microaggregated(kept, partition, schema, seed=seed, columns=space.columns,
@@ -340,7 +343,8 @@ def anonymize_with(
     loss = {
         "sse": sse.of(partition.labels),
         "l_sse": l_sse(sse, partition.labels),
-        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize, levels=levels),
+        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize,
+                        levels=levels if levels is not None else floors),
         "discernibility": published_discernibility(
             out.table,
             schema,

@@ -122,13 +122,15 @@ def record_release(
     columns: tuple[QIColumn, ...] | None,
     *,
     levels: Levels = None,
+    floors: Levels = None,
     suppressed: SuppressedRows = "drop",
 ) -> Release:
     """A one-row-per-record release whose QIs take ``crowd_value`` of their crowd's summary,
     at the fixed ``levels`` (recorded in the metadata with the published categories)."""
     check_suppressed(suppressed)
     prep = prepare(table, partition, schema, columns)
-    summaries = summarize(prep.columns, prep.index, levels)
+    # floors (a local method's min_level) raise crowds as levels do, not recorded as a node
+    summaries = summarize(prep.columns, prep.index, levels if levels is not None else floors)
     values = {s.column.name: crowd_value(s) for s in summaries}
     stars = partition.labels < 0 if suppressed == "star" else None
     frame = record_table(table, prep, values, seed, stars)

@@ -109,6 +109,7 @@ def release_generalized(
     generalize: GeneralizeForm = "levels",
     levels: Levels = None,
     suppressed: SuppressedRows = "drop",
+    floors: Levels = None,
 ) -> Release:
     """Publish ``table`` with every quasi-identifier generalized to its crowd (rows shuffled).
 
@@ -117,15 +118,16 @@ def release_generalized(
     ``space.columns``) to skip re-parsing. ``levels`` (one per quasi-identifier, in the
     schema's order; None: the crowd's own) fixes the level below which no crowd is published
     (a numeric column takes none). ``suppressed="star"`` publishes each suppressed record as
-    a row of ``*`` instead of leaving it out.
+    a row of ``*`` instead of leaving it out. ``floors`` raises crowds as ``levels`` does (a
+    local method's ``min_level``), without recording them as the table's one node.
     """
     if generalize not in ("levels", "sets"):
         msg = f"generalize must be 'levels' or 'sets', got {generalize!r}"
         raise ParameterError(msg)
-    if generalize == "sets" and levels is not None:
+    if generalize == "sets" and (levels is not None or floors is not None):
         msg = "levels fix hierarchy labels: they apply to generalize='levels', not 'sets'"
         raise ParameterError(msg)
     labels = value_set_labels if generalize == "sets" else generalized_labels
     out = record_release("generalized", labels, table, partition, schema, seed, columns,
-                         levels=levels, suppressed=suppressed)  # fmt: skip
+                         levels=levels, floors=floors, suppressed=suppressed)  # fmt: skip
     return Release(out.table, out.form, out.partition, out.metadata.replace(generalize=generalize))

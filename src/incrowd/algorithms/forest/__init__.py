@@ -13,35 +13,46 @@ Guarantee: generalization cost at most ``max(2k − 1, 3k − 5)`` times the opt
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
 from ..._runtime import report_progress
-from ...base import Algorithm, Guarantee, Tags
-from ...costs import SSE, GeneralizationCost, GeneralizeForm, LevelLoss
+from ...base import Guarantee, Tags
+from ...costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ...errors import ParameterError
 from ...params import CrowdSize, Flag, outlier_budget
-from ...partition import SUPPRESSED, Partition
+from ...partition import Partition
 from ...space.geometry import Geometry
 from ...space.metric_space import MetricSpace
+from ...space.neighbours.index import NeighbourIndex
 from .._shared.generalized import (
     GENERALIZED_PARAMETERS,
     SUPPRESSION_LIMIT,
     GeneralizedMethod,
 )
 from .._shared.improve import budgeted_deletions, improve_labels
-from ._core import Tree, copies_only, decompose, forest_trees, grow_forest, size_limit
+from .._shared.levels import (
+    LEVEL_PARAMETERS,
+    Solved,
+    floor_terms,
+    floored_cost,
+    level_bounds,
+    solve_blocks,
+)
+from ._core import copies_only, decompose, forest_labels, forest_on, size_limit
+from ._mu import MuApprox, mu_approx_factor
 
 __all__ = [
+    "ForestCrowds",
     "ForestKAnonymity",
     "MuApprox",
     "MAX_ROUNDS",
     "MOVE_CANDIDATES",
     "forest_crowds",
+    "mu_approx_factor",
     "size_limit",
 ]
 
@@ -49,19 +60,6 @@ __all__ = [
 MOVE_CANDIDATES = 8
 #: Passes of the improvement pass over all records.
 MAX_ROUNDS = 20
-
-
-def _labels(trees: list[Tree], n: int) -> np.ndarray:
-    labels = np.full(n, SUPPRESSED, dtype=np.intp)
-    for c, tree in enumerate(trees):
-        labels[tree.records()] = c
-    return labels
-
-
-def _forest(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, list[Tree]]:
-    """FOREST on neighbour lists, and its trees."""
-    head, weight = grow_forest(dist[:, : k - 1], idx[:, : k - 1], k)
-    return weight, forest_trees(head, weight)
 
 
 @dataclass(frozen=True)
@@ -81,14 +79,14 @@ def forest_crowds(
     """FOREST and DECOMPOSE-COMPONENT on neighbour lists (and, with ``refine``, the trees
     split further), for :class:`ForestKAnonymity` and the methods that build on it."""
     n = dist.shape[0]
-    weight, trees = _forest(dist, idx, k)
+    weight, trees = forest_on(dist, idx, k)
     trees, stuck = decompose(trees, k, model.pair, refine=False)
     limit = size_limit(k)
     # a tree of copies costs 0 at any size: it bounds nothing
     largest = max((t.size for t in trees if t.size > limit and not copies_only(t)),
                   default=limit)  # fmt: skip
-    paper = _labels(trees, n)
-    refined = _labels(decompose(trees, k, model.pair, refine=True)[0], n) if refine else None
+    paper = forest_labels(trees, n)
+    refined = forest_labels(decompose(trees, k, model.pair, refine=True)[0], n) if refine else None
     return ForestCrowds(float(weight.sum()), paper, stuck, largest, refined)
 
 
@@ -137,6 +135,12 @@ class ForestKAnonymity(GeneralizedMethod):
         After the paper's algorithm, split every tree that still splits into two of at least
         ``k`` (never raises the cost), then move records between crowds, one at a time, when
         that lowers the cost and keeps every crowd at least ``k``.
+    min_level, max_level : mapping of attribute name to level, optional
+        No crowd publishes the attribute below ``min_level`` or above ``max_level`` (0: the
+        values; :mod:`incrowd.algorithms._shared.levels`): crowds are priced at the higher
+        of their agreed level and the floor, and each block of the records' ancestors at
+        the ceilings is run by itself; a block under ``k`` is suppressed within the
+        suppression limit, else :class:`~incrowd.InfeasibleError`.
 
     Attributes
     ----------
@@ -154,11 +158,21 @@ class ForestKAnonymity(GeneralizedMethod):
         Steiner vertices; then ``approximation_ratio_`` is their size, the bound that still
         holds)
     n_deleted_ : int
+    n_level_suppressed_ : int, of those, the records of blocks under ``k`` (level bounds)
 
     Notes
     -----
     **Guarantee**: ``cost_ ≤ max(2k − 1, 3k − 5) · OPT`` (Theorem 5), for the weighted cost,
     with or without row deletion, for both ``generalize`` forms.
+    With ``max_level`` the records are blocked by their ancestors at the ceilings, and no
+    allowed crowd spans two blocks, so each block's bound and ratio hold on its own and
+    add up (a block under ``k`` is charged a full row per record, as any allowed solution
+    pays). With ``min_level`` the forest is built on the cost without floors and its crowds
+    improved on the floored one: a crowd ``C`` costs at most ``Σ_{u∈C} f(u) + |C| c(C)``
+    (``f(u)``: ``u``'s cost alone at its floors, at most its charge; ``c``: the cost
+    without floors, at most the floored one), so ``cost_ ≤ Σ f + ratio · OPT ≤ (ratio + 1) ·
+    OPT``, and :attr:`approximation_ratio_` says ``ratio + 1`` unless
+    ``cost_ ≤ ratio · lower_bound_``; ``lower_bound_`` is then ``Σ_u max(d_{k−1}(u), f(u))``.
 
     Numeric attributes without a hierarchy are generalized to the crowd's range and cost
     ``w_j (max − min) / (column max − column min)``, with pair cost ``w_j |a − b| / range``.
@@ -191,6 +205,7 @@ class ForestKAnonymity(GeneralizedMethod):
         "suppression_limit": SUPPRESSION_LIMIT,
         **GENERALIZED_PARAMETERS,
         "improve": Flag(),
+        **LEVEL_PARAMETERS,
     }
 
     def __init__(
@@ -203,6 +218,8 @@ class ForestKAnonymity(GeneralizedMethod):
         generalize: GeneralizeForm = "levels",
         loss: LevelLoss = "ncp",
         improve: bool = True,
+        min_level: Mapping[str, int] | None = None,
+        max_level: Mapping[str, int] | None = None,
     ) -> None:
         self.k = k
         self.weights = weights
@@ -211,9 +228,14 @@ class ForestKAnonymity(GeneralizedMethod):
         self.generalize = generalize
         self.loss = loss
         self.improve = improve
+        self.min_level = min_level
+        self.max_level = max_level
 
     def capped_lower_bound(self, cap: np.ndarray) -> float | None:
-        """``Σ_u min(d_{k−1}(u), cap[u])`` (see :meth:`Algorithm.capped_lower_bound`)."""
+        """``Σ_u min(d_{k−1}(u), cap[u])`` (see :meth:`Algorithm.capped_lower_bound`); None
+        with level bounds (the terms are then not distances of one geometry)."""
+        if self._bound_terms is None:
+            return None
         return float(np.minimum(self._bound_terms, cap).sum())
 
     def bound_geometry(self, space: MetricSpace) -> Geometry | None:
@@ -221,31 +243,74 @@ class ForestKAnonymity(GeneralizedMethod):
 
     @property
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
-        """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left."""
-        return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
+        """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left; one
+        more with a ``min_level`` the bound alone does not prove the ratio for."""
+        ratio = max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0))
+        return float(ratio + getattr(self, "_extra", 0))
+
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
+        """The generalization cost, each attribute priced at least at its ``min_level``."""
+        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
+        return floored_cost(super().cost(space), bounds)
 
     def _fit(self, space: MetricSpace) -> None:
-        k = self.k
-        model = self.cost(space)
-        n = space.n
-        index = space.index(model.geometry)
-        dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
-        self._bound_terms = dist[:, k - 2].copy()
-        self.lower_bound_ = float(self._bound_terms.sum())
-        report_progress(1, 4)  # steps: the lists, the trees, the moves, the deletions
-        crowds = forest_crowds(dist, idx, k, model, refine=bool(self.improve))
-        report_progress(2, 4)
-        self.forest_weight_ = crowds.weight
-        self.n_stuck_ = crowds.n_stuck
-        self.max_tree_size_ = crowds.max_tree_size
-        self.paper_partition_ = Partition(crowds.paper)
-        self.paper_cost_ = model.of(crowds.paper)
-        labels = crowds.refined if crowds.refined is not None else crowds.paper.copy()
-        budget = outlier_budget(self.suppression_limit, n)
-        if budget and self.allow_deletion:
+        k = int(self.k)
+        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
+        base = super().cost(space)
+        model = floored_cost(base, bounds)
+        if outlier_budget(self.suppression_limit, space.n) and self.allow_deletion:
             msg = ("allow_deletion deletes any number of rows; suppression_limit sets a "
                    "budget: give one of them")  # fmt: skip
             raise ParameterError(msg)
+        terms = np.zeros(space.n)
+        runs: list[tuple[ForestCrowds, float, np.ndarray | None]] = []
+
+        def solve(part: GeneralizationCost, index: NeighbourIndex, rows: np.ndarray | None,
+                  deletions: int, bound_budget: int) -> Solved:  # fmt: skip
+            below = part if model is base else replace(base, num=part.num, codes=part.codes,
+                                                         geometry=part.geometry)  # fmt: skip
+            labels, crowds, mine = self._forest_run(part, below, index, k, deletions)
+            terms[slice(None) if rows is None else rows] = mine
+            runs.append((crowds, part.of(crowds.paper), rows))
+            cost = part.of(labels)
+            return Solved(labels, cost, float(mine.sum()),
+                          certified=cost <= size_limit(k) * float(mine.sum()))  # fmt: skip
+
+        blocked = solve_blocks(space, model, bounds, k, float(self.suppression_limit), solve)
+        self._bound_terms = terms if bounds is None else None
+        self.lower_bound_ = blocked.lower_bound
+        self.forest_weight_ = sum(crowds.weight for crowds, _, _ in runs)
+        self.n_stuck_ = sum(crowds.n_stuck for crowds, _, _ in runs)
+        self.max_tree_size_ = max(crowds.max_tree_size for crowds, _, _ in runs)
+        paper = np.full(space.n, -1, dtype=np.intp)
+        for crowds, _, rows in runs:  # the paper's crowds of every block, numbered apart
+            inner = np.where(crowds.paper >= 0, crowds.paper + paper.max() + 1, -1)
+            paper[slice(None) if rows is None else rows] = inner
+        self.paper_partition_ = Partition(paper)
+        self.paper_cost_ = float(sum(c for _, c, _ in runs)) + model.row_cost * blocked.n_forced
+        self.partition_ = Partition(blocked.labels)
+        self.n_deleted_ = self.partition_.n_suppressed
+        self.n_level_suppressed_ = blocked.n_forced
+        self.cost_ = model.of(self.partition_.labels)
+        # with floors the crowds cost at most one more OPT (see approximation_ratio_)
+        self._extra = int(model is not base and not all(s.certified for s in blocked.solved))
+
+    def _forest_run(
+        self, model: GeneralizationCost, base: GeneralizationCost, index: NeighbourIndex, k: int,
+        budget: int,
+    ) -> tuple[np.ndarray, ForestCrowds, np.ndarray]:  # fmt: skip
+        """The forest on ``base``'s pair costs (the paper's algorithm), its crowds improved on
+        ``model`` and ``budget`` records deleted: the labels, the forest's crowds and each
+        record's term of the bound (at least its cost alone on ``model``)."""
+        n = model.n
+        dist, idx = index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES)))
+        terms = dist[:, k - 2].copy()
+        if model is not base:  # each record pays at least its cost alone at its floors
+            terms = np.maximum(terms, floor_terms(model))
+        report_progress(1, 4)  # steps: the lists, the trees, the moves, the deletions
+        crowds = forest_crowds(dist, idx, k, base, refine=bool(self.improve))
+        report_progress(2, 4)
+        labels = crowds.refined if crowds.refined is not None else crowds.paper.copy()
         if self.improve or self.allow_deletion:
             improve_labels(
                 labels, idx, k, bool(self.improve), bool(self.allow_deletion), model.row_cost,
@@ -256,82 +321,4 @@ class ForestKAnonymity(GeneralizedMethod):
             budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS,
                                model.kernel_args())  # fmt: skip
         report_progress(4, 4)
-        self.partition_ = Partition(labels)
-        self.n_deleted_ = self.partition_.n_suppressed
-        self.cost_ = model.of(self.partition_.labels)
-
-
-def mu_approx_factor(k: int) -> float:
-    """The bound Domingo-Ferrer, Sebé & Solanas prove for μ-Approx (as quoted in
-    Domingo-Ferrer & Sebé, Sec. 1.1): ``2 ⌈(3k − 3)/2⌉ (3k − 3)(2k − 1)``."""
-    return float(2 * math.ceil((3 * k - 3) / 2) * (3 * k - 3) * (2 * k - 1))
-
-
-class MuApprox(Algorithm):
-    """μ-Approx microaggregation: the k-anonymity forest on squared Euclidean distances.
-
-    FOREST links records to one of their ``k − 1`` nearest neighbours under squared
-    Euclidean distance, DECOMPOSE-COMPONENT cuts trees to ``[k, max(2k − 1, 3k − 5)]``
-    records, and each tree is a group (published as its centroid by the microaggregated
-    release). It is the baseline of Table 1 in Domingo-Ferrer & Sebé.
-
-    Parameters
-    ----------
-    k : int, default 5
-
-    Attributes
-    ----------
-    partition_, labels_ : the groups
-    cost_ : float, SSE
-    lower_bound_ : float, ``Σ_u Σ_{i<k} δ_i(u) / (2k)`` with ``δ_i(u)`` the squared distance
-        to the i-th nearest other record. Proof: a group ``G`` has
-        ``SSE(G) = Σ_{u∈G} Σ_{b∈G} ‖u − b‖² / (2|G|)``; for each ``u`` the inner sum is at
-        least the sum of its ``|G|`` smallest squared distances (``δ_0 = 0`` included), whose
-        mean does not decrease with ``|G| ≥ k``.
-
-    Notes
-    -----
-    **Guarantee**: ``SSE ≤ 2 ⌈(3k−3)/2⌉ (3k−3)(2k−1) · OPT`` (36 at k = 2), as proved by
-    Domingo-Ferrer, Sebé & Solanas and quoted in Domingo-Ferrer & Sebé, Sec. 1.1; the
-    certified ratio ``cost_ / lower_bound_`` is usually far smaller. Time as
-    :class:`ForestKAnonymity` (no improvement pass: this is the published baseline).
-    """
-
-    guarantee: ClassVar[Guarantee] = Guarantee(
-        "SSE at most 2*ceil((3k-3)/2)*(3k-3)*(2k-1) times the optimum (36 at k = 2)",
-        "Domingo-Ferrer, Sebe & Solanas 2005, quoted in Domingo-Ferrer & Sebe, "
-        "Optimal Multivariate 2-Microaggregation, Sec. 1.1",
-    )
-    parameters: ClassVar[dict] = {"k": CrowdSize()}
-    cost_class: ClassVar[type[SSE]] = SSE
-
-    def __init__(self, k: int = 5) -> None:
-        self.k = k
-
-    def capped_lower_bound(self, cap: np.ndarray) -> float | None:
-        """``Σ_u Σ_{i<k} min(δ_i(u), cap[u]²) / (2k)`` (see
-        :meth:`Algorithm.capped_lower_bound`)."""
-        return float(np.minimum(self._bound_terms, (cap**2)[:, None]).sum() / (2 * self.k))
-
-    def bound_geometry(self, space: MetricSpace) -> Geometry | None:
-        return space.geometry_in(2)
-
-    @property
-    def approximation_ratio_(self) -> float | None:  # type: ignore[override]
-        return mu_approx_factor(int(self.k)) if getattr(self, "n_stuck_", 0) == 0 else None
-
-    def _fit(self, space: MetricSpace) -> None:
-        k = self.k
-        geometry = space.geometry_in(2)
-        dist, idx = space.index(geometry).neighbours(k - 1)
-        dist = dist**2
-        _, trees = _forest(dist, idx, k)
-        self._bound_terms = dist
-        self.lower_bound_ = float(dist.sum() / (2 * k))
-
-        def distance(a: int, b: int) -> float:
-            return float(geometry.distance(np.array([a]), np.array([b]))[0] ** 2)
-
-        trees, self.n_stuck_ = decompose(trees, k, distance, refine=False)
-        self.partition_ = Partition(_labels(trees, space.n))
-        self.cost_ = self.cost(space).of(self.partition_.labels)
+        return labels, crowds, terms

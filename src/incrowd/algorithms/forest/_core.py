@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Tree", "grow_forest", "forest_trees", "split_tree", "decompose", "size_limit"]
+from ...partition import SUPPRESSED
+
+__all__ = ["Tree", "grow_forest", "forest_trees", "split_tree", "decompose", "size_limit",
+           "forest_labels", "forest_on"]  # fmt: skip
 
 
 def size_limit(k: int) -> int:
@@ -320,3 +323,17 @@ def decompose(
             stuck += s > limit
         final.append(tree)
     return final, stuck
+
+
+def forest_labels(trees: list[Tree], n: int) -> np.ndarray:
+    """Each record's tree (−1: in none)."""
+    labels = np.full(n, SUPPRESSED, dtype=np.intp)
+    for c, tree in enumerate(trees):
+        labels[tree.records()] = c
+    return labels
+
+
+def forest_on(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, list[Tree]]:
+    """FOREST on neighbour lists (each record's ``k − 1`` nearest), and its trees."""
+    head, weight = grow_forest(dist[:, : k - 1], idx[:, : k - 1], k)
+    return weight, forest_trees(head, weight)

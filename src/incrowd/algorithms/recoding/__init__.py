@@ -13,15 +13,15 @@ k-Anonymity*, JPT 2005, Theorem 5).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import ClassVar, Literal, Self
 
 import numpy as np
 
-from ..._runtime import in_background, progress_part, report_progress
 from ...base import Guarantee, Tags
 from ...costs import GeneralizationCost, GeneralizeForm, LevelLoss
 from ...errors import InfeasibleError, ParameterError
-from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber, outlier_budget
+from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
@@ -30,20 +30,11 @@ from .._shared.generalized import (
     SUPPRESSION_LIMIT,
     GeneralizedMethod,
 )
-from .._shared.improve import budgeted_deletions, improve_labels
-from ..forest import MAX_ROUNDS, MOVE_CANDIDATES, forest_crowds, size_limit
-from ._certificate import certificate_bound
-from ._pairs import pair_crowds
-from ._polish import RESPLIT_ROUNDS, crowds_lacking, polish
-from ._search import search
+from .._shared.levels import LEVEL_PARAMETERS, Solved, floored_cost, level_bounds, solve_blocks
+from ..forest import MOVE_CANDIDATES, ForestCrowds, forest_crowds, size_limit
+from ._polish import RESPLIT_ROUNDS, polish
+from ._run import FOREST_SETS_UP_TO_K, FOREST_WINS_UP_TO_K, PHASES, Run, run
 from ._specialize import FRAGMENTATION, specialization
-from .bounds import (
-    CROWD_BOUND_MAX_K,
-    CROWD_BOUND_MAX_ROWS,
-    CROWD_NEIGHBOURS,
-    LATTICE_NODES,
-    lattice_walks,
-)
 
 __all__ = [
     "ASCENT_ROUNDS", "FOREST_SETS_UP_TO_K", "FOREST_WINS_UP_TO_K", "FRAGMENTATION",
@@ -55,16 +46,6 @@ Seeds = Literal["cheapest", "rounds"]
 #: Rounds of dual ascent that raise the certificate's bound with hierarchy labels, on the
 #: bound's thread: a second round outlasts the crowds' work (Adult, ``benchmarks/adult.py``).
 ASCENT_ROUNDS = 1
-#: Up to this k the specialization does not run: the forest (and at k = 2 the pairs'
-#: factor) loses less, in less time (Adult, ``benchmarks/adult.py``).
-FOREST_WINS_UP_TO_K = 2
-#: With value sets the forest runs up to this k, and the specialization only above it:
-#: where each was measured to win on Adult (``benchmarks/adult.py``).
-FOREST_SETS_UP_TO_K = 29
-#: Progress (:func:`~incrowd._runtime.report_progress`) counts these steps: the neighbour
-#: lists 1, the construction 3 (the specialization's seedings and split-downs), the moves 1,
-#: the polishing rounds 3, the bound 1, a forest after all 1, the search and deletions 1.
-PHASES = 11
 
 
 class LocalRecoding(GeneralizedMethod):
@@ -145,6 +126,14 @@ class LocalRecoding(GeneralizedMethod):
         the cost, each costing a full row, the largest savings first, with moves
         (:func:`~incrowd.algorithms._shared.improve.budgeted_deletions`; the forest paper's
         deletion, end of its Sec. 4, with a budget). The bound below counts the deletions.
+    min_level, max_level : mapping of attribute name to level, optional
+        No crowd publishes the attribute below ``min_level`` or above ``max_level`` (0: the
+        values, 1: their parents, ...; a category without a hierarchy has levels 0 and 1;
+        :mod:`incrowd.algorithms._shared.levels`): a crowd is priced and published at the
+        higher of its agreed level and the floor, and the records are blocked by their
+        ancestors at the ceilings, each block run by itself (no allowed crowd spans two);
+        a block under ``k`` is suppressed within the suppression limit, else
+        :class:`~incrowd.InfeasibleError` names the bound.
 
     Attributes
     ----------
@@ -180,7 +169,11 @@ class LocalRecoding(GeneralizedMethod):
         jointly (on Adult, 18–22 % above ``Σ λ`` at k = 5–25). With a suppression budget
         ``B`` the sum is taken less its ``B`` largest excesses over a row's cost
         (:func:`~incrowd.algorithms._shared.generalized.budgeted_bound`: a deleted record
-        is charged a row)
+        is charged a row). With level bounds, the sum over the blocks, taken on the cost
+        without floors (a crowd costs at least as much with them) and at least each
+        record's cost alone at its floors; a block under ``k`` charged a row per record
+    n_level_suppressed_ : int, records suppressed because their block of the ceilings
+        holds fewer than ``k``
 
     Notes
     -----
@@ -189,7 +182,13 @@ class LocalRecoding(GeneralizedMethod):
     either ``cost_ ≤ max(2k − 1, 3k − 5) · lower_bound_ ≤ max(2k − 1, 3k − 5) · OPT``, or the
     forest ran and ``cost_`` is at most the cost of its crowds. With ``l`` ≥ 2 more diverse
     crowds may be kept at a higher cost than the forest's; :attr:`approximation_ratio_` is
-    then None (the certificate ``cost_ / lower_bound_`` still stands).
+    then None (the certificate ``cost_ / lower_bound_`` still stands). With ceilings, each
+    block's optimum is its share of the bounded optimum, so the ratio holds block by
+    block. With floors, the forest's crowds are built on the cost without them: a crowd
+    ``C`` then costs at most ``Σ_{u∈C} f(u) + |C| c(C)`` (``f(u)``: ``u``'s cost alone at
+    its floors, ``c``: the cost without floors), so at most ``Σ f + ratio · OPT ≤ (ratio +
+    1) · OPT``; :attr:`approximation_ratio_` says ``ratio + 1`` unless the bound alone
+    proves ``ratio``.
 
     Time: the forest (:class:`~incrowd.ForestKAnonymity`); the cheapest seeds
     :math:`O(N m b)` for ``N`` lattice nodes and ``m`` distinct rows, or each global round
@@ -221,6 +220,7 @@ class LocalRecoding(GeneralizedMethod):
         "search_seconds": Interval(0.0, float("inf")),
         "random_state": WholeNumber(),
         "suppression_limit": SUPPRESSION_LIMIT,
+        **LEVEL_PARAMETERS,
     }
 
     def __init__(
@@ -236,6 +236,8 @@ class LocalRecoding(GeneralizedMethod):
         search_seconds: float = 0.0,
         random_state: int = 0,
         suppression_limit: float = 0.0,
+        min_level: Mapping[str, int] | None = None,
+        max_level: Mapping[str, int] | None = None,
     ) -> None:
         self.k = k
         self.weights = weights
@@ -247,6 +249,8 @@ class LocalRecoding(GeneralizedMethod):
         self.search_seconds = search_seconds
         self.random_state = random_state
         self.suppression_limit = suppression_limit
+        self.min_level = min_level
+        self.max_level = max_level
 
     def fit(self, X: object, y: object = None) -> Self:
         """Partition the records of ``X`` into crowds; ``y``: each record's sensitive value,
@@ -272,123 +276,58 @@ class LocalRecoding(GeneralizedMethod):
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable forest tree if one was left;
         None when l-diverse crowds were kept that cost more than both that ratio times the
-        lower bound and the forest's crowds."""
+        lower bound and the forest's crowds; one more with a ``min_level`` the bound alone
+        does not prove the ratio for (the forest's crowds then cost at most
+        ``Σ floors + ratio · OPT``: see the class's notes)."""
         if not getattr(self, "_proven", True):
             return None
-        return float(max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0)))
+        ratio = max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0))
+        return float(ratio + getattr(self, "_extra", 0))
+
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
+        """The generalization cost, each attribute priced at least at its ``min_level``."""
+        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
+        return floored_cost(super().cost(space), bounds)
 
     def _fit(self, space: MetricSpace) -> None:
-        k = int(self.k)
-        model = self.cost(space)
-        cm = model.kernel_args()
-        n = space.n
-        index = space.index(model.geometry)
-        sens, ell = self._diversity(n)
-        budget = outlier_budget(self.suppression_limit, n)
-        levels = self.generalize == "levels"
-        # every attribute a hierarchy label: the lattice bound is each record's least charge
-        exact = levels and model.labels_only and lattice_walks(model)
-        if self.search_seconds and not (exact and not ell):
-            msg = ("search_seconds needs every quasi-identifier a hierarchy label (generalize="
-                   "'levels', no numeric attribute), a lattice of at most "
-                   f"{LATTICE_NODES:,} nodes and l = 1")  # fmt: skip
-            raise ParameterError(msg)
-        # (at k = 2 a record's least crowd is its nearest pair: the pair bound)
-        searched = not exact and 3 <= k <= CROWD_BOUND_MAX_K and n <= CROWD_BOUND_MAX_ROWS
-        if searched:  # the longer lists first: the index slices them for the shorter
-            near = index.neighbours(min(n - 1, CROWD_NEIGHBOURS))
-        # the forest and the pair bound need k − 1 neighbours; moves, MOVE_CANDIDATES; with
-        # the lattice bound exact the pair bound adds nothing (a record's k − 1 classmates
-        # at its least node are within its least charge)
-        listed = MOVE_CANDIDATES if exact else max(k - 1, MOVE_CANDIDATES)
-        dist, idx = index.neighbours(min(n - 1, listed))
+        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
+        base = super().cost(space)
+        model = floored_cost(base, bounds)
+        sens, ell = self._diversity(space.n)
+        runs: list[Run] = []
 
-        # the certificate's bound is computed on a thread of its own while the crowds form
-        # and are improved (after the lists, which take every thread)
-        def bound() -> float:
-            pairs = None if exact or k < 2 else dist[:, k - 2]
-            return certificate_bound(model, k, levels=levels, exact=exact, pairs=pairs,
-                                     near=near if searched else None,
-                                     rounds=int(self.bound_rounds), budget=budget)  # fmt: skip
+        def solve(part: GeneralizationCost, index: NeighbourIndex, rows: np.ndarray | None,
+                  deletions: int, bound_budget: int) -> Solved:  # fmt: skip
+            below = part if model is base else replace(base, num=part.num, codes=part.codes,
+                                                         geometry=part.geometry)  # fmt: skip
+            mine = None if sens is None or rows is None else sens[rows]
+            runs.append(run(self, part, below, index, sens if rows is None else mine, ell,
+                            deletions, bound_budget))  # fmt: skip
+            return runs[-1].solved
 
-        bounded = in_background(bound)
-        report_progress(1, PHASES)
-        limit = size_limit(k)
-        self.max_tree_size_ = limit
-        self.paper_cost_ = None
-        candidates = {}
-        frag = FRAGMENTATION[-1]
-        # the forest runs where it was measured to win (value sets up to FOREST_SETS_UP_TO_K,
-        # where the specialization does not run; not for l-diverse crowds, which it does not
-        # build), where nothing else was built, and below wherever the certificate alone does
-        # not prove its ratio for the crowds kept
-        sets_forest = self.generalize == "sets" and not ell and k <= FOREST_SETS_UP_TO_K
-        if ell or (k > FOREST_WINS_UP_TO_K and not sets_forest):
-            with progress_part(1, 4, PHASES):
-                candidates["specialization"], _, frag = self._specialize(model, k, sens, ell)
-        elif k == 2:
-            pairs = pair_crowds(model, index)
-            if pairs is not None:
-                candidates["factor"] = pairs
-        if sets_forest or not candidates:
-            candidates["forest"] = self._forest(model, index, k)
-        rounds = 1 if ell else RESPLIT_ROUNDS
-        costs, lacking = {}, {}
+        blocked = solve_blocks(space, model, bounds, int(self.k),
+                               float(self.suppression_limit), solve)  # fmt: skip
+        papers = [r.paper_cost for r in runs]
+        self.paper_cost_ = None if None in papers else float(sum(papers))  # type: ignore[arg-type]
+        self.max_tree_size_ = max(r.max_tree_size for r in runs)
+        self.construction_ = max((r.construction for r in runs),
+                                 key=[r.construction for r in runs].count)  # fmt: skip
+        self.search_neighbourhoods_ = sum(r.neighbourhoods for r in runs)
+        self.search_improved_ = sum(r.improved for r in runs)
+        self.n_level_suppressed_ = blocked.n_forced
+        self.partition_ = Partition(blocked.labels)
+        self.cost_ = runs[0].solved.cost if len(runs) == 1 and not blocked.n_forced \
+            else model.of(blocked.labels)  # fmt: skip
+        self.lower_bound_ = blocked.lower_bound
+        self._proven = all(r.solved.proven for r in runs)
+        # with floors a forest's crowds cost at most one more OPT (see approximation_ratio_)
+        self._extra = int(model is not base and not all(r.solved.certified for r in runs))
 
-        def improved(name: str) -> None:
-            labels = candidates[name]
-            improve_labels(labels, idx, k, True, 0, model.row_cost, MAX_ROUNDS, cm, sens, ell)
-            costs[name] = model.of(labels)
-            # the forest builds no l-diverse crowds: its crowds lacking diversity would be
-            # merged by the repair, at a cost its own does not show
-            lacking[name] = crowds_lacking(labels, sens, ell) if ell else 0
-
-        def best() -> str:
-            return min(costs, key=lambda name: (lacking[name], costs[name]))
-
-        report_progress(4, PHASES)
-        for name in candidates:
-            improved(name)
-        # l-diverse crowds are polished again after their repair (one round here saves a
-        # second on Adult, the loss within 1 %)
-        with progress_part(5, 8, PHASES):
-            polish(candidates[best()], idx, k, model, frag, sens, ell, rounds)
-        costs[best()] = model.of(candidates[best()])
-        self.lower_bound_ = bounded()
-        report_progress(9, PHASES)
-        if "forest" not in candidates and costs[best()] > limit * self.lower_bound_:
-            with progress_part(9, 10, PHASES):
-                candidates["forest"] = self._forest(model, index, k)
-                improved("forest")
-                polish(candidates["forest"], idx, k, model, frag, sens, ell, rounds)
-            costs["forest"] = model.of(candidates["forest"])
-        self.construction_ = best()
-        labels = candidates[self.construction_]
-        self.search_neighbourhoods_ = self.search_improved_ = 0
-        if self.search_seconds:  # never raises the cost: the guarantee below still holds
-            rng = np.random.default_rng(int(self.random_state))
-            labels, self.search_neighbourhoods_, self.search_improved_ = search(
-                labels, model, k, float(self.search_seconds), rng
-            )
-            costs[self.construction_] = model.of(labels)
-        if budget:  # each deletion lowers the cost: the guarantee below still holds
-            budgeted_deletions(labels, idx, k, budget, model.row_cost, MAX_ROUNDS, cm, sens, ell)
-            costs[self.construction_] = model.of(labels)
-        report_progress(PHASES, PHASES)
-        self.partition_ = Partition(labels)
-        self.cost_ = costs[self.construction_]
-        self._proven = (self.cost_ <= limit * self.lower_bound_
-                        or self.cost_ <= costs.get("forest", np.inf))  # fmt: skip
-
-    def _forest(self, model: GeneralizationCost, index: NeighbourIndex, k: int) -> np.ndarray:
-        """The forest's crowds, refined (its largest tree and the paper's cost noted)."""
+    def _forest(self, model: GeneralizationCost, index: NeighbourIndex, k: int) -> ForestCrowds:
+        """The forest's crowds on ``model`` (the paper's and refined)."""
         n = model.n
-        crowds = forest_crowds(*index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES))),
-                               k, model, refine=True)  # fmt: skip
-        self.max_tree_size_ = crowds.max_tree_size
-        self.paper_cost_ = model.of(crowds.paper)
-        assert crowds.refined is not None
-        return crowds.refined
+        return forest_crowds(*index.neighbours(min(n - 1, max(k - 1, MOVE_CANDIDATES))),
+                             k, model, refine=True)  # fmt: skip
 
     def _specialize(
         self, model: GeneralizationCost, k: int, sens: np.ndarray | None, ell: int

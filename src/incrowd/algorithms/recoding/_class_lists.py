@@ -309,5 +309,8 @@ def first_phase(
                              members[m * lo : m * hi])  # fmt: skip
         return found[0], found[1], found[2], found[3][:-1] + m * lo, found[3][1:] + m * lo
 
+    if near.shape[0] == 0:  # no node has so cheap a class (every label above a floor)
+        none = np.zeros(0, dtype=np.intp)
+        return members, np.zeros(0), none, np.zeros(0, dtype=np.int64), none, none
     parts = chunked(listed, chunks(near.shape[0], threads()))
     return (members, *(np.concatenate([p[i] for p in parts]) for i in range(5)))
