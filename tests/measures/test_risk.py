@@ -163,3 +163,18 @@ def test_a_threshold_outside_0_1_is_refused_by_the_one_check():
     for bad in (0, 1.5, -0.1):
         with pytest.raises(ParameterError, match=r"threshold must be in \(0, 1\]"):
             assess_risk(table, table, schema, k=2, threshold=bad)
+
+
+@pytest.mark.parametrize("gap", [np.nan, None, "", "(missing)"], ids=repr)
+def test_attribute_disclosure_counts_a_missing_sensitive_value(gap):
+    # issue 57, item 1: a class whose records all lack the sensitive value discloses it as
+    # much as one whose records share a value; a class of a value and a gap does not
+    table, schema = people()
+    table = table.assign(x=["flu", np.nan, "flu", np.nan, None, np.nan, "cold", "flu"])
+    published = pd.DataFrame({
+        "age": ["30-32"] * 3 + ["40-50"] * 3 + ["40-50"] * 2,
+        "city": ["ab"] * 3 + ["*"] * 3 + ["cd"] * 2,
+        "x": ["flu", gap, "flu", gap, None, np.nan, "cold", "flu"],
+    })  # fmt: skip
+    report = assess_risk(table, published, schema, k=2)
+    assert report.attribute_disclosure == {"x": {"classes": 1, "records": 3}}

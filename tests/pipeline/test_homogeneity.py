@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from incrowd import Diversity, IncrowdWarning, Schema, anonymize
+from incrowd import Diversity, IncrowdWarning, Schema, anonymize, verify
 from incrowd.privacy.models import published_figures
 
 
@@ -71,3 +71,50 @@ def test_no_sensitive_column_records_nothing():
     table = _table(2)
     release = anonymize(table, Schema.infer(table, ["age", "sex"]), k=3, seed=0)
     assert release.metadata.homogeneous is None and "homogeneous" not in release.metadata
+
+
+# issue 57, item 1: a sensitive column with missing cells, from Python
+def _gappy(seed: int) -> pd.DataFrame:
+    table = _table(seed).astype({"disease": object})
+    rng = np.random.default_rng(seed)
+    table.loc[rng.choice(len(table), 12, replace=False), "disease"] = np.nan
+    return table
+
+
+def _as_given(table: pd.DataFrame, frame: str, tmp_path):
+    if frame == "pandas":
+        return table
+    if frame == "polars":
+        import polars as pl
+
+        return pl.from_pandas(table)  # NaN of an object column: polars null
+    path = tmp_path / "gappy.csv"
+    table.fillna("unknown").to_csv(path, index=False)
+    from incrowd.io.tables import read_table
+
+    return read_table(path, na_values=["unknown"])
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars", "read_table"])
+@pytest.mark.parametrize("method", ["local-recoding", "global-recoding"])
+def test_a_missing_sensitive_value_is_one_more_value(method, frame, tmp_path):
+    table = _gappy(3)
+    given = _as_given(table, frame, tmp_path)
+    schema = Schema.infer(table, ["age", "sex"], sensitive=["disease"])
+    expected = table["disease"].fillna("(missing)").value_counts().sort_index()
+    for diversity in (None, Diversity(l=2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IncrowdWarning)
+            release = anonymize(given, schema, k=3, seed=1, method=method, diversity=diversity)
+        published = release.table if frame != "polars" else release.table.to_pandas()
+        # every record published (none suppressed, or as rows of *), the missing ones spelled
+        # as the quasi-identifiers spell theirs
+        found = published["disease"].value_counts().sort_index()
+        assert found.to_dict() == expected.to_dict()
+        kept = published[~published[["age", "sex"]].eq("*").all(axis=1)]  # not suppressed
+        classes, records = _independent(kept, ["age", "sex"], "disease")
+        assert release.metadata.homogeneous["disease"]["classes"] == classes
+        assert release.metadata.homogeneous["disease"]["records"] == records
+        if diversity is not None:
+            assert classes == 0
+            assert verify(release, ["age", "sex"], 3, diversity=diversity).ok

@@ -4,6 +4,7 @@ methods, the certificate against the exact constrained optimum, and clear errors
 
 from __future__ import annotations
 
+import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,7 +18,14 @@ from incrowd import Categorical, Numeric, Schema, anonymize, verify
 from incrowd.algorithms.exact import solve
 from incrowd.cli.app import run
 from incrowd.errors import InfeasibleError, ParameterError
-from incrowd.privacy.models import Diversity, class_measures, satisfied
+from incrowd.privacy.models import (
+    Diversity,
+    class_measures,
+    published_counts,
+    published_figures,
+    satisfied,
+    sensitive_codes,
+)
 from incrowd.space.metric_space import MetricSpace
 
 
@@ -184,3 +192,99 @@ def test_cli_anonymize_with_l_and_t(tmp_path):
     assert run(args) == 0
     assert run(["verify", str(out), "--qi", "age,sex", "--k", "4", "--l", "2", "--t", "0.4"]) == 0
     assert run([*args[:-3], "--l-kind", "sideways", "--out", str(tmp_path / "x.csv")]) == 2
+
+
+# issue 57, item 1: a missing sensitive value is one more value (as in ARX), whichever way it
+# is missing: NaN, None, pandas' NA, an empty or blank cell, or the published "(missing)"
+GAPS = [np.nan, None, pd.NA, "", "  ", "(missing)"]
+
+
+def test_sensitive_codes_count_every_missing_cell_as_one_value():
+    values = pd.Series(["flu", *GAPS, "cold", "flu"], dtype=object)
+    codes, numeric = sensitive_codes(values)
+    assert not numeric
+    assert len(set(codes[1:7].tolist())) == 1  # every gap: one value
+    assert len(set(codes.tolist())) == 3 and codes[0] == codes[-1] != codes[-2]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "Int64", "object"])
+def test_numbers_with_missing_cells_stay_numbers_and_the_missing_value_sorts_last(dtype):
+    values = pd.Series([3, None, 1, 3, 2], dtype=dtype)
+    codes, numeric = sensitive_codes(values)
+    assert numeric and codes.tolist() == [2, 3, 0, 2, 1]
+
+
+def _with_gaps(cells: list[object]) -> pd.DataFrame:
+    """Three published classes of three; ``cells`` are the sensitive values in class order."""
+    return pd.DataFrame({"age": ["1-3"] * 3 + ["4-6"] * 3 + ["7-9"] * 3, "s": cells})
+
+
+@pytest.mark.parametrize("gap", GAPS, ids=repr)
+def test_l_diversity_t_closeness_and_homogeneity_count_a_missing_value(gap):
+    cells = ["a", gap, "a", gap, np.nan, None, "a", "b", ""]
+    published = _with_gaps(cells)
+    spec = Diversity(l=2)
+    f = published_figures(published, ["age"], ["s"], centers=False, spec=spec)["s"]
+    # the class 4-6 holds only missing values: homogeneous, one distinct value, not 2-diverse
+    assert f["distinct_l"] == 1 and f["classes_failing"] == 1
+    assert (f["homogeneous_classes"], f["homogeneous_records"]) == (1, 3)
+    # the figures of the definitions, with a missing value spelled as one label
+    spelled = ["(missing)" if pd.isna(v) or str(v).strip() in ("", "(missing)") else v
+               for v in cells]  # fmt: skip
+    expected = [independent(spelled[i : i + 3], spelled, ordered=False) for i in (0, 3, 6)]
+    assert f["entropy_l"] == pytest.approx(min(e["entropy_l"] for e in expected))
+    assert f["t_equal"] == pytest.approx(max(e["t"] for e in expected))
+    report = verify(published, ["age"], 3, diversity=spec, sensitive=["s"])
+    assert not report.ok and "1 class(es) break" in report.problems[0]
+    fixed = _with_gaps(["a", gap, "a", gap, "b", None, "a", "b", ""])
+    assert verify(fixed, ["age"], 3, diversity=spec, sensitive=["s"]).ok
+
+
+def test_entropy_recursive_and_ordered_t_count_a_missing_value():
+    cells = [1.0, np.nan, 1.0, np.nan, np.nan, 2.0, 3.0, 2.0, np.nan]
+    published = _with_gaps(cells)
+    counts, numeric = published_counts(published, ["age"], "s", centers=False)
+    assert numeric and counts.tolist() == [[2, 0, 0, 1], [0, 1, 0, 2], [0, 1, 1, 1]]
+    spelled = [math.inf if math.isnan(v) else v for v in cells]  # missing: after the numbers
+    ordered = class_measures(counts, ordered=True)
+    for i in range(3):
+        assert ordered["t"][i] == pytest.approx(
+            independent(spelled[3 * i : 3 * i + 3], spelled, ordered=True)["t"]
+        )
+    assert satisfied(counts, Diversity(l=2, l_kind="entropy"), numeric).tolist() == [
+        False, False, True]  # fmt: skip
+    assert satisfied(counts, Diversity(l=2, l_kind="recursive", c=3), numeric).tolist() == [
+        True, True, True]  # fmt: skip
+
+
+@pytest.mark.parametrize("release", ["microaggregated", "centers"])
+def test_other_release_forms_publish_and_count_a_missing_sensitive_value(release):
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"age": rng.integers(20, 70, 90), "s": rng.choice(["a", "b"], 90)})
+    table["s"] = table["s"].astype(object).where(rng.random(90) > 0.2, None)
+    schema = Schema({"age": Numeric()}, sensitive=["s"])
+    out = anonymize(table, schema, 5, method="mdav", release=release, seed=0,
+                    diversity=Diversity(l=3))  # fmt: skip
+    cells = out.table["s"]
+    if release == "centers":  # every crowd's multiset holds the three values, gaps included
+        multisets = cells.map(json.loads)
+        assert all(set(m) == {"a", "b", "(missing)"} for m in multisets)
+        assert sum(m["(missing)"] for m in multisets) == table["s"].isna().sum()
+    else:
+        assert (cells == "(missing)").sum() == table["s"].isna().sum() and cells.notna().all()
+    assert verify(out, ["age"], 5).ok  # the recorded l = 3, a gap one of the three
+
+
+def test_verify_checks_the_l_the_metadata_records_unless_told_otherwise():
+    # issue 57, item 9: a release made 2-diverse is checked for it without being asked
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame({"age": rng.integers(20, 70, 60), "s": rng.choice(["a", "b"], 60)})
+    schema = Schema({"age": Numeric()}, sensitive=["s"])
+    made = anonymize(table, schema, 3, method="mdav", release="microaggregated", seed=0,
+                     diversity=Diversity(l=2))  # fmt: skip
+    assert verify(made, ["age"], 3).diversity == Diversity(l=2.0)
+    broken = made.table.copy()
+    broken.loc[broken["age"] == broken["age"].iloc[0], "s"] = "a"  # one crowd made homogeneous
+    found = verify(broken, ["age"], 3, metadata=made.metadata)
+    assert not found.ok and "1 class(es) break {'l': 2" in found.problems[0]
+    assert verify(broken, ["age"], 3, metadata=made.metadata, diversity=Diversity()).ok

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -24,12 +24,29 @@ def verify(
         ListOpt, typer.Option(help="Sensitive columns (default: the metadata's).")
     ] = None,
     l: Annotated[  # noqa: E741
-        float | None, typer.Option("--l", help="Also check l-diversity.")
+        float | None,
+        typer.Option(
+            "--l",
+            help="Check l-diversity with this l (1 with --t 1: k alone).",
+            show_default="the release's",
+        ),
     ] = None,
-    l_kind: Annotated[str, typer.Option(help="distinct | entropy | recursive.")] = "distinct",
-    c: Annotated[float, typer.Option("--c", help="recursive (c,l)-diversity: c.")] = 1.0,
-    t: Annotated[float | None, typer.Option("--t", help="Also check t-closeness.")] = None,
-    t_kind: Annotated[str, typer.Option(help="equal | ordered | auto.")] = "auto",
+    l_kind: Annotated[
+        str | None,
+        typer.Option(help="distinct | entropy | recursive.", show_default="the release's"),
+    ] = None,
+    c: Annotated[
+        float | None,
+        typer.Option("--c", help="recursive (c,l)-diversity: c.", show_default="the release's"),
+    ] = None,
+    t: Annotated[
+        float | None,
+        typer.Option("--t", help="Check t-closeness with this t.", show_default="the release's"),
+    ] = None,
+    t_kind: Annotated[
+        str | None,
+        typer.Option(help="equal | ordered | auto.", show_default="the release's"),
+    ] = None,
     scheduler: Annotated[
         str | None,
         typer.Option(
@@ -40,16 +57,20 @@ def verify(
     workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
 ) -> None:
     """Check a release from the published file alone; exit 0 only if it is k-anonymous
-    (and l-diverse / t-close when asked).
+    and l-diverse / t-close as its metadata records (or as asked).
 
     Records whose published quasi-identifiers are identical form one group, so crowds that
-    generalize to the same values count together. A release is read part by part (a
-    dataset's files, a file's chunks), never whole, unless l / t are asked.
+    generalize to the same values count together. The quasi-identifiers, k, the sensitive
+    columns and the l and t checked are those the release's metadata records, unless told
+    otherwise: each of --qi, --k, --sensitive, --l, --l-kind, --c, --t and --t-kind given
+    replaces the metadata's value of it, the others stay as recorded (--l 1 --t 1 checks k
+    alone). A missing sensitive value counts as one more value. A release is read part by
+    part (a dataset's files, a file's chunks), never whole, unless l / t are checked.
     """
     from rich.markup import escape
 
     from ..pipeline.job import split_list
-    from ..pipeline.settings import Settings
+    from ..privacy.models import Diversity
     from ..privacy.verify import verify as check
 
     with errors():
@@ -67,7 +88,7 @@ def verify(
             msg = (f"give {lacking}: " + (f"the metadata of {release} does not record it"
                    if meta is not None else f"{release} has no metadata beside it"))  # fmt: skip
             raise InputError(msg)
-        job = Settings(l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
+        job = _diversity(meta, l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
         if (scheduler or workers is not None) and job.diversity is not None:
             import warnings
 
@@ -81,8 +102,8 @@ def verify(
             report = verify_release(release, list(names), k, sep=sep,
                                     scheduler=scheduler or "local", workers=workers)  # fmt: skip
         else:
-            report = check(release, list(names), k, sep=sep, diversity=job.diversity,
-                           sensitive=split_list(sensitive) or None)  # fmt: skip
+            report = check(release, list(names), k, sep=sep, diversity=job.diversity or
+                           Diversity(), sensitive=split_list(sensitive) or None)  # fmt: skip
     if report.ok:
         out_console.print(
             f"[bold green]OK[/]: {escape(str(release))} is {k}-anonymous ({report.form} release; "
@@ -95,8 +116,28 @@ def verify(
             )
             + ")"
             + (f"; every group meets {job.diversity.describe()}" if job.diversity else "")
+            + (" (as its metadata records)" if job.diversity and job.recorded else "")
         )
         return
     for problem in report.problems:
         err_console.print(f"[bold red]FAILED[/]: {escape(problem)}", soft_wrap=True)
     raise typer.Exit(1)
+
+
+class _Checked(NamedTuple):
+    diversity: Any  # the Diversity checked, or None: k alone
+    recorded: bool  # all of it as the metadata records it
+
+
+def _diversity(meta: Any, **asked: Any) -> _Checked:
+    """The l / t to check: the metadata's (:func:`~incrowd.privacy.verify.diversity_of`),
+    each option given replacing its value; checked as a run's settings are."""
+    from dataclasses import fields
+
+    from ..pipeline.settings import Settings
+    from ..privacy.verify import diversity_of
+
+    recorded = diversity_of(meta) if meta is not None else None
+    given = {name: value for name, value in asked.items() if value is not None}
+    base = {f.name: getattr(recorded, f.name) for f in fields(recorded)} if recorded else {}
+    return _Checked(Settings(**(base | given)).diversity, not given)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import InputError, SchemaError, option
 from ..io.tables import check_plain_values
-from .hierarchy import Hierarchy, factorize_keys
+from .hierarchy import Hierarchy, factorize_keys, value_key
 from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, parse_numbers
 
 __all__ = [
@@ -26,6 +26,8 @@ __all__ = [
     "QIColumn",
     "encode_qis",
     "handle_missing",
+    "sensitive_cells",
+    "shows_missing",
 ]
 
 #: The value a missing cell of a category, code, date or hierarchy takes under
@@ -34,6 +36,40 @@ MISSING_LABEL = "(missing)"
 #: ``category`` is the former name of ``keep``.
 MissingPolicy = Literal["keep", "drop", "error", "category"]
 MISSING_POLICIES: tuple[str, ...] = ("keep", "drop", "error", "category")
+
+
+def shows_missing(column: pd.Series) -> np.ndarray:
+    """Cells that hold no value: missing as read (:func:`~incrowd.data.schema.is_missing`:
+    NA, None, NaN, empty or blank) or as published (:data:`MISSING_LABEL`).
+
+    >>> shows_missing(pd.Series(["a", None, "", "(missing)", float("nan")])).tolist()
+    [False, True, True, True, True]
+    """
+    gaps = is_missing(column)
+    if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        gaps |= column.eq(MISSING_LABEL).to_numpy(dtype=bool, na_value=False)
+    return gaps
+
+
+def sensitive_cells(column: pd.Series) -> pd.Series:
+    """A sensitive column as published: each missing cell (:func:`shows_missing`) spelled
+    :data:`MISSING_LABEL`, as a quasi-identifier's is. A missing sensitive value is one more
+    value of the column (as in ARX): l-diversity, t-closeness, the homogeneity warning and
+    risk count it like any other (:func:`incrowd.privacy.models.sensitive_codes`).
+
+    A column without missing cells is returned as it is; one with them, as text (numbers as
+    :func:`~incrowd.data.hierarchy.value_key` prints them), so that a Parquet column holds
+    one type. One pass over the column.
+
+    >>> sensitive_cells(pd.Series([3.0, None, 1.5])).tolist()
+    ['3', '(missing)', '1.5']
+    """
+    gaps = shows_missing(column)
+    if not gaps.any():
+        return column
+    out = column.astype(object).map(value_key)
+    out[gaps] = MISSING_LABEL
+    return out
 
 
 @dataclass(frozen=True, eq=False)

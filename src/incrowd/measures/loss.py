@@ -61,7 +61,7 @@ from ..errors import InputError, ParameterError, option
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT, RADIUS
 from ..partition import Partition
-from ..privacy.models import published_figures
+from ..privacy.models import Diversity, published_figures
 from ..privacy.verify import star_rows, verify
 from ..release.crowds import (
     CategoricalSummary,
@@ -316,7 +316,7 @@ def evaluate_release(
         )
         raise InputError(msg)
     form = meta.release or ("centers" if COUNT in published.columns else "records")
-    report = verify(published, schema.qi_names, 1, metadata=meta)
+    report = verify(published, schema.qi_names, 1, metadata=meta, diversity=Diversity())  # counts
     if report.problems and report.n_records == 0:
         raise InputError(report.problems[0])
     # rows of * that are suppressed records are priced as suppressed, not as rows

@@ -35,6 +35,10 @@ Suppressed records published as rows of ``*`` (a release whose metadata says so,
 be: they are no class, and link to no one more than to anyone. Without metadata, rows of
 ``*`` are a class like any other (the cautious reading for risk).
 
+**Attribute disclosure**: per sensitive column, the classes whose records all hold one value
+of it (a missing value one value of its own: :func:`~incrowd.privacy.models.sensitive_codes`)
+and their records.
+
 A generalized table is linked by consistency in ``measures/_linkage.py`` (compiled); releases of
 crowd centers by distance, here.
 """

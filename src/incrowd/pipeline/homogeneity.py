@@ -3,7 +3,9 @@
 k-anonymity hides who a person is among k records, not what they share: when every record
 of a published class has the same sensitive value, placing a person in the class tells it.
 :func:`homogeneous_classes` counts such classes for the metadata; :func:`homogeneity_warnings`
-words them as the one line per column ``anonymize`` prints.
+words them as the one line per column ``anonymize`` prints. A missing sensitive value is one
+value of its own (:func:`~incrowd.privacy.models.sensitive_codes`): a class whose records all
+lack it is homogeneous too.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..data.columns import QIColumn, encode_qis
+from ..data.columns import QIColumn, encode_qis, sensitive_cells
 from ..data.ranges import format_number
 from ..data.schema import Schema
 from ..errors import InputError, ParameterError, SchemaError
@@ -86,6 +86,7 @@ class Prepared:
     columns: tuple[QIColumn, ...]
     index: CrowdIndex
     passthrough: tuple[str, ...]  # sensitive and insensitive columns, in table order
+    sensitive: tuple[str, ...] = ()  # published by sensitive_cells: "(missing)" for a gap
 
 
 def prepare(
@@ -101,7 +102,8 @@ def prepare(
     coded = tuple(columns) if columns else tuple(encode_qis(table, schema))
     keep = set(schema.sensitive) | set(schema.insensitive)
     passthrough = tuple(str(c) for c in table.columns if str(c) in keep)
-    return Prepared(coded, CrowdIndex.from_partition(partition), passthrough)
+    sensitive = tuple(str(c) for c in schema.sensitive)
+    return Prepared(coded, CrowdIndex.from_partition(partition), passthrough, sensitive)
 
 
 def check_suppressed(suppressed: object) -> None:
@@ -171,8 +173,9 @@ def record_table(
     stars: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One shuffled row per published record: QIs from ``crowd_values`` (one entry per crowd),
-    sensitive and insensitive columns passed through, everything else left out; with
-    ``stars`` (a mask of records), those records too, as rows of ``*``."""
+    sensitive and insensitive columns passed through (a missing sensitive value spelled
+    ``(missing)``: :func:`~incrowd.data.columns.sensitive_cells`), everything else left out;
+    with ``stars`` (a mask of records), those records too, as rows of ``*``."""
     index = prep.index
     starred = np.flatnonzero(stars) if stars is not None else np.zeros(0, dtype=np.intp)
     rows = np.concatenate((index.order, starred)) if starred.size else index.order
@@ -184,7 +187,8 @@ def record_table(
             if starred.size:
                 out[name] = with_stars(out[name], starred.size)
         elif name in prep.passthrough:
-            out[name] = table[col].to_numpy()[rows]
+            cells = sensitive_cells(table[col]) if name in prep.sensitive else table[col]
+            out[name] = cells.to_numpy()[rows]
     return shuffled(pd.DataFrame(out), seed)
 
 

@@ -3,7 +3,8 @@
 One row per crowd: the center's quasi-identifier values, ``count`` (records in the crowd),
 ``radius`` (largest distance, in the metric space, from a member to the published center)
 and, for each sensitive column, the multiset of the crowd's values as a JSON object
-``{"value": count, ...}``. Insensitive columns are per-record and not published here.
+``{"value": count, ...}`` (a missing value counted under ``"(missing)"``). Insensitive columns
+are per-record and not published here.
 
 Centers:
 
@@ -30,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..costs import best_centers, radii_from
+from ..data.columns import sensitive_cells
 from ..data.schema import Schema
 from ..errors import ParameterError
 from ..io.release_format import COUNT, RADIUS
@@ -102,7 +104,7 @@ def release_centers(
     out[COUNT] = index.sizes
     out[RADIUS] = radii
     for name in schema.sensitive:
-        values = table[name].astype(str).to_numpy()[index.order]
+        values = sensitive_cells(table[name]).astype(str).to_numpy()[index.order]
         out[name] = [
             json.dumps(dict(sorted(Counter(values[a:b]).items())), ensure_ascii=False)
             for a, b in zip(index.starts[:-1], index.starts[1:], strict=True)
@@ -115,7 +117,7 @@ def release_centers(
         out[RADIUS] = np.concatenate((np.asarray(radii, dtype=np.float64),
                                       np.full(len(starred), np.nan)))  # fmt: skip
         for name in schema.sensitive:
-            values = table[name].astype(str).to_numpy()[starred]
+            values = sensitive_cells(table[name]).astype(str).to_numpy()[starred]
             out[name] = list(out[name]) + [json.dumps({v: 1}, ensure_ascii=False) for v in values]
     frame = shuffled(pd.DataFrame(out), seed)
     meta = base_metadata("centers", schema, partition, suppressed).replace(center=center)

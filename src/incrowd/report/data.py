@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.columns import shows_missing
 from ..errors import InputError
 from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT
@@ -31,6 +32,7 @@ __all__ = [
     "diversity_of_column",
     "loss_rows",
     "map_plot",
+    "missing_cells",
     "preview",
     "risk_plot",
 ]
@@ -306,3 +308,10 @@ def map_plot(published: pd.DataFrame, qi: Sequence[str], form: str) -> Plot | No
     return _plot(
         plots.boxes(boxes, xlabel=lon, ylabel=lat), f"map of the {len(boxes):,} published boxes"
     )
+
+
+def missing_cells(published: pd.DataFrame) -> int:
+    """Published cells that hold no value: ``(missing)`` (a missing value kept, in a
+    quasi-identifier or a sensitive column) or empty (:func:`~incrowd.data.columns.
+    shows_missing`)."""
+    return sum(int(shows_missing(published[name]).sum()) for name in published.columns)

@@ -110,7 +110,10 @@ def key_figures(
             "records withheld, or published as rows of *, so that the rest could stay precise",
         ),
         figure(
-            "missing-cells", "empty cells", check.missing_cells, "published cells with no value"
+            "missing-cells",
+            "missing cells",
+            check.missing_cells,
+            "published cells with no value: (missing), or empty",
         ),
     ]
     if form in ("generalized", "records") and figures.get("ncp") is not None:
