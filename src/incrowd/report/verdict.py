@@ -14,7 +14,8 @@ Warnings, one plain line each (:class:`Notice`'s ``name`` is the page's
 - ``risk-above-threshold``: records whose re-identification probability exceeds the
   threshold (prosecutor: in a class smaller than 1 / threshold; linkage attack: consistent
   with fewer than 1 / threshold original records);
-- ``suppressed`` and ``missing``: records not published, cells published empty;
+- ``suppressed`` and ``missing``: records not published, cells published with no value
+  (``(missing)``, or empty);
 - ``stale`` / ``input-differs``: the files given are not those the metadata describes.
 
 The metadata records no guess of the input's reading (types, hierarchies chosen by
@@ -24,7 +25,7 @@ inference are recorded as chosen), so there is no warning for one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,8 @@ from ..io.metadata import ReleaseMetadata
 from ..measures.risk import RiskReport
 from ..params import outlier_budget
 from ..privacy.models import Diversity
-from ..privacy.verify import VerificationReport, verify
+from ..privacy.verify import VerificationReport, diversity_of, verify
+from .data import missing_cells as count_missing
 
 __all__ = ["Check", "Notice", "check_release", "diversity_of", "model_text"]
 
@@ -57,25 +59,6 @@ class Check:
     report: VerificationReport
     diversity: Diversity | None
     missing_cells: int
-
-
-def diversity_of(meta: ReleaseMetadata) -> Diversity | None:
-    """The l-diversity / t-closeness the release was made to hold (the metadata's
-    ``diversity``, else an ``l`` of 2 or more among its parameters), or None.
-
-    >>> diversity_of(ReleaseMetadata(parameters={"l": 2}))
-    Diversity(l=2, l_kind='distinct', c=1.0, t=None, t_kind='auto')
-    >>> diversity_of(ReleaseMetadata(parameters={"l": 1})) is None
-    True
-    """
-    names = {f.name for f in fields(Diversity)}
-    given = {k: v for k, v in (meta.diversity or {}).items() if k in names and v is not None}
-    if not given and isinstance(meta.parameters.get("l"), int | float):
-        if meta.parameters["l"] >= 2:
-            given = {"l": meta.parameters["l"]}
-    if not given.get("l") and given.get("t") is None:
-        return None
-    return Diversity(**given)
 
 
 def model_text(k: int, diversity: Diversity | None, sensitive: Sequence[str]) -> str:
@@ -163,10 +146,10 @@ def check_release(
                 ),
             )
         )
-    missing_cells = int(published.isna().to_numpy().sum()) if len(published) else 0
+    missing_cells = count_missing(published)  # (missing) or empty
     dropped = meta.n_dropped_missing or 0
     if missing_cells or dropped:
-        said = [f"{missing_cells:,} published cells are empty"] if missing_cells else []
+        said = [f"{missing_cells:,} published cells hold no value"] if missing_cells else []
         said += [f"{dropped:,} records were left out for a missing value"] if dropped else []
         warnings.append(Notice("missing", "; ".join(said)))
     model = model_text(k, spec, sensitive if spec is not None else ())
