@@ -212,3 +212,35 @@ def test_a_class_check_is_a_constraint_like_l(seed):
     assert by_check.levels_ == by_l.levels_
     assert by_check.loss_ == pytest.approx(by_l.loss_)
     assert by_check.partition_ == by_l.partition_
+
+
+def test_a_suppressed_row_pays_every_attribute_a_number_at_star_included():
+    """Issue 58.15: with ``age`` at ``*`` a suppressed row still pays its age cell."""
+    table = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6], "city": list("aaabbc")})
+    space = MetricSpace.from_table(table, Schema({"age": Numeric(), "city": Categorical()}))
+    model = GlobalRecoding(k=2, suppression_limit=1 / 6, star_class=False).fit(space)
+    assert model.levels_ == (1, 0) and model.labels_.tolist().count(-1) == 1
+    # five kept ages at * (1 each), the suppressed 'c' row a full row of two cells
+    assert model.loss_ == pytest.approx(7.0)
+    assert model.cost_ == pytest.approx(7.0)
+
+
+def test_a_star_on_a_column_of_one_value_costs_nothing():
+    """Issue 58.16: ``*`` over a column that holds one value hides nothing (data/ncp.py:
+    the top costs 0 then); the search and ``cost_`` price it so."""
+    table = pd.DataFrame({"sex": ["f"] * 4, "city": list("aabb")})
+    space = MetricSpace.from_table(table, Schema({"sex": Categorical(), "city": Categorical()}))
+    model = GlobalRecoding(k=2, suppression_limit=0.0, time_limit=1e-9).fit(space)
+
+    def price(cells: list[str], level: int) -> float:  # a category: its value, or *
+        return 0.0 if level == 0 or len(set(cells)) == 1 else float(len(cells))
+
+    by_definition = price(["f"] * 4, model.levels_[0]) + price(list("aabb"), model.levels_[1])
+    assert model.loss_ == pytest.approx(by_definition)
+    assert model.cost_ == pytest.approx(by_definition)
+    cost = model.cost(space)
+    assert cost.at_levels(np.zeros(4, dtype=np.intp), (1, 1)) == pytest.approx(4.0)  # city's *
+    assert cost.at_levels(np.array([0, 0, 1, 1]), (1, 0)) == pytest.approx(0.0)
+    forced = GlobalRecoding(k=2, suppression_limit=0.0, min_level={"sex": 1}).fit(space)
+    assert forced.levels_ == (1, 0)
+    assert forced.loss_ == pytest.approx(0.0) and forced.cost_ == pytest.approx(0.0)

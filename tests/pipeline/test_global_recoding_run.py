@@ -3,6 +3,7 @@ suppression limit, suppressed records as rows of ``*``, and the follow-up comman
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 
@@ -16,8 +17,9 @@ from incrowd.algorithms import ForestKAnonymity, GlobalRecoding
 from incrowd.cli.app import app
 from incrowd.datasets import adult_hierarchy_path, load_adult
 from incrowd.errors import InfeasibleError, ParameterError
-from incrowd.pipeline.full_domain import suppressed_form
+from incrowd.pipeline.full_domain import diversity_check, suppressed_form
 from incrowd.pipeline.settings import Settings
+from incrowd.privacy.models import class_counts, satisfied
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +121,59 @@ def test_the_command_line_runs_it_and_verify_reads_the_stars(tmp_path, adult_sam
     assert checked.exit_code == 0, checked.output
     if meta["n_suppressed"]:
         assert "suppressed records published as rows of *" in checked.output
+
+
+def test_a_column_unique_per_record_does_not_stall_the_search(adult_sample):
+    """Issue 58.1: with l = 2 on ``salary-class`` and on ``secret`` (unique per record), a
+    search stopped by its time limit still publishes a real node (it published the top of
+    the lattice, NCP 1.0, after 304 s of 9-million-cell class tables per node)."""
+    data, schema = adult_sample
+    data = data.assign(secret=[f"s{i}" for i in range(len(data))])
+    schema = dataclasses.replace(schema, sensitive=["salary-class", "secret"])
+    spec = Diversity(l=2)
+    release = anonymize(data, schema, 5, method="global-recoding", diversity=spec, seed=1,
+                        params={"time_limit": 1.0})  # fmt: skip
+    meta = release.metadata
+    tops = {q: schema.quasi_identifiers[q].hierarchy.height for q in schema.qi_names}
+    assert meta.levels != tops  # not every attribute *
+    assert meta.loss["ncp"] < 0.9
+    report = verify(release.table, schema.qi_names, 5, metadata=meta, diversity=spec,
+                    sensitive=schema.sensitive)  # fmt: skip
+    assert report.ok, report.problems
+
+
+@pytest.mark.parametrize("kind", ["distinct", "entropy", "recursive"])
+def test_the_search_s_l_check_agrees_with_the_privacy_model(kind):
+    """The class check global recoding runs at every node counts what a class holds (an
+    id-like column: its size) instead of a classes × values table; same verdicts."""
+    rng = np.random.default_rng(0)
+    spec = Diversity(l=2 if kind != "entropy" else 1.8, l_kind=kind, c=2.0)
+    for trial in range(200):
+        n = int(rng.integers(1, 80))
+        n_classes = int(rng.integers(1, 12))
+        labels = rng.integers(-1, n_classes, n)
+        codes = (
+            rng.permutation(n) if trial % 3 == 0 else rng.integers(0, int(rng.integers(1, 90)), n)
+        )
+        whole = np.bincount(codes)
+        expected = satisfied(class_counts(labels, codes, n_classes, whole.size), spec, False, whole)
+        check = diversity_check([(codes, False)], spec)
+        assert (check(labels, n_classes) == expected).all(), trial
+
+
+def test_a_release_of_nothing_but_stars_is_an_error(tmp_path):
+    """Issue 58.1: when the least-loss node is the top of the lattice (every attribute *),
+    nothing is published: one line saying why and what to relax, a non-zero exit."""
+    table = pd.DataFrame({"a": list("abcdef"), "b": list("uvwxyz"), "s": list("xyxyxy")})
+    with pytest.raises(InfeasibleError, match="publishes anything"):
+        anonymize(table, qi=["a", "b"], k=3, method="global-recoding", suppression_limit=0.0)
+    source, out = tmp_path / "t.csv", tmp_path / "out.csv"
+    table.to_csv(source, index=False)
+    result = CliRunner().invoke(app, ["anonymize", str(source), "--qi", "a,b", "--k", "3",
+                                      "--method", "global-recoding", "--suppression-limit",
+                                      "0", "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no generalization publishes"), lines
+    assert "--k" in lines[0] and "--suppression-limit" in lines[0]
+    assert not out.exists() and not out.with_suffix(".json").exists()

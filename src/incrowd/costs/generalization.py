@@ -213,6 +213,15 @@ class GeneralizationCost(Cost):
         return self.num.shape[1] == 0 and not bool(np.asarray(self.sets).any())
 
     @property
+    def star_price(self) -> np.ndarray:
+        """What ``*`` costs a kept record in each numeric attribute: its weight, or 0 when
+        the input holds one value (:func:`incrowd.data.ncp.range_penalty`)."""
+        if self.n == 0:
+            return self.num_weight.copy()
+        spread = self.num.max(axis=0) > self.num.min(axis=0)
+        return np.where(spread, self.num_weight, 0.0)
+
+    @property
     def row_cost(self) -> float:
         """Cost of deleting one record: every attribute suppressed (all costs at their top)."""
         return float(self.num_weight.sum() + self.cat_weight.sum())
@@ -275,10 +284,12 @@ class GeneralizationCost(Cost):
         numeric = [levels[i] for i in np.flatnonzero(self.numeric)]
         coded = [levels[i] for i in np.flatnonzero(~self.numeric)]
         stars = np.array([v > 0 for v in numeric], dtype=np.bool_)
-        # a numeric attribute at level 1 costs its weight; at level 0 its range, as `of`
+        # a numeric attribute at level 1 costs a kept record its star price; at level 0 its
+        # range, as `of`; a suppressed record pays its weight (a full row) either way
         base = replace(self, num=self.num[:, ~stars], num_weight=self.num_weight[~stars])
         kept = np.flatnonzero(labels >= 0)
-        total = base.of(labels) + float(self.num_weight[stars].sum()) * kept.size
+        total = (base.of(labels) + float(self.star_price[stars].sum()) * kept.size
+                 + float(self.num_weight[stars].sum()) * (labels.size - kept.size))  # fmt: skip
         if kept.size == 0 or not any(coded):
             return float(total)
         # each crowd's hierarchy labels raised to the floor: the difference to its price

@@ -34,7 +34,12 @@ from ..release import (
 )
 from ..space.metric_space import MetricSpace
 from . import PIPELINE_STAGES
-from .full_domain import diversity_check, suppressed_form, with_hierarchies
+from .full_domain import (
+    diversity_check,
+    refuse_nothing_published,
+    suppressed_form,
+    with_hierarchies,
+)
 from .homogeneity import homogeneity_warnings, homogeneous_classes
 from .levels import check_ceilings, level_parameters, published_floors
 from .record import input_record, now, recorded_parameters, schema_record
@@ -269,6 +274,7 @@ def anonymize_with(
         algorithm.set_params(class_check=diversity_check(sensitive, diversity))
     with reporting(on_progress):  # counted by the method, not a parameter: none in the release
         algorithm.fit(space, target)
+    refuse_nothing_published(algorithm)  # the lattice's top is no release
     if on_fitted is not None:
         on_fitted(algorithm, space)
     partition = algorithm.partition_

@@ -42,7 +42,8 @@ LevelCost = Literal["height", "ncp", "flat"]
 
 
 def node_costs(column: CategoricalColumn | HierarchicalColumn, loss: LevelCost) -> list[np.ndarray]:
-    """Cost of publishing each node, per level (0 = the values, last = the top, cost 1).
+    """Cost of publishing each node, per level (0 = the values, last = the top, cost 1; with
+    ``"ncp"``, 0 when the input holds one value).
 
     ``"height"``: a node at level ``t`` costs ``t / l`` (the paper's ``h / l``); ``"ncp"``:
     its NCP (:func:`incrowd.data.ncp.label_penalties`: the input values it covers);
@@ -50,6 +51,8 @@ def node_costs(column: CategoricalColumn | HierarchicalColumn, loss: LevelCost) 
     what a value set costs per pair, in units of ``1 / (domain − 1)``. A categorical column
     is a one-level hierarchy.
     """
+    if isinstance(column, CategoricalColumn) and loss == "ncp":
+        return label_penalties(column)  # * costs 0 on a column of one value
     if isinstance(column, CategoricalColumn) or loss == "flat":
         size = (
             len(column.categories)

@@ -27,6 +27,7 @@ from ...params import (
     Flag,
     Function,
     Interval,
+    Levels,
     OneOf,
     PositiveInt,
     Weights,
@@ -35,6 +36,7 @@ from ...params import (
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from .._shared.generalized import SUPPRESSION_LIMIT, GeneralizedMethod
+from ._bounds import level_range, nothing_published, nothing_qualifies
 from ._classes import key_layout
 from ._search import ClassCheck, LatticeResult, LatticeTables, search
 
@@ -74,7 +76,9 @@ class GlobalRecoding(GeneralizedMethod):
         :meth:`fit`); the others are suppressed within the limit.
     time_limit : float, default 300
         Seconds of search; when it stops the search, the best node found is kept and
-        :attr:`certificate_` says the gap (``optimal`` False).
+        :attr:`certificate_` says the gap (``optimal`` False). A qualifying node is found
+        first whatever the limit (a greedy dive, then a bisection towards the top once the
+        time is up: :mod:`._dive`), so a stopped search has a real candidate.
     star_class : bool, default True
         The suppressed records are published as one class, a row of ``*`` each (``incrowd
         anonymize``'s default ``--suppressed star``): a node then qualifies only when it
@@ -88,6 +92,11 @@ class GlobalRecoding(GeneralizedMethod):
         :func:`incrowd.privacy.models.satisfied`, as ``incrowd anonymize`` passes it); the
         classes that do not are suppressed within the limit. The search needs no
         monotonicity of it.
+    min_level, max_level : mapping of attribute name to level, optional
+        The lowest and highest level each named attribute may be published at (0: its
+        values; a number without a hierarchy and a category have levels 0 and 1, ``*``; a
+        hierarchy up to its height). The lattice is cut to those ranges and the optimum is
+        that of the cut lattice, proven as on the whole one.
 
     Attributes
     ----------
@@ -99,15 +108,21 @@ class GlobalRecoding(GeneralizedMethod):
     loss_ : float, the value of ``loss`` at the node
     lower_bound_ : None (the optimum over the lattice is not a bound on the optimum over all
         partitions, which the other methods' certificates are about)
-    certificate_ : dict, the lattice's size, the nodes evaluated, whether the node is proven
-        optimal, and the lower bound on the lattice optimum
+    certificate_ : dict, the (cut) lattice's size, the nodes evaluated, whether the node is
+        proven optimal, and the lower bound on the lattice optimum
+    nothing_published_ : str or None, why the node publishes nothing of the
+        quasi-identifiers (every attribute ``*``, or every record suppressed) and what to
+        relax; :func:`incrowd.anonymize` refuses such a node with an
+        :class:`~incrowd.InfeasibleError` of this line. None for a node worth publishing.
 
     Notes
     -----
     **Guarantee**: ``loss_`` is the least over the nodes that qualify when
     ``certificate_["optimal"]``; otherwise (the time limit stopped the search) that least is
     at least ``certificate_["lattice_lower_bound"]``, and ``loss_`` is within the factor
-    ``certificate_["gap"]`` of it (None: no bound above 0 was reached). Time: :math:`O(m b)`
+    ``certificate_["gap"]`` of it (None: no bound above 0 was reached). With ``l`` ≥ 2 on
+    values unique per record, a class's values are its records: ``l`` acts as a larger
+    ``k``, with no per-class count. Time: :math:`O(m b)`
     per node taken for ``m`` distinct rows, ``b`` attributes (with ``l`` ≥ 2 a sort,
     :math:`O(m \\log m)`; a ``class_check`` is called on the ``n`` records); the nodes
     taken are those whose bound is below the optimum (on Adult's lattice of 6,480 nodes,
@@ -148,6 +163,8 @@ class GlobalRecoding(GeneralizedMethod):
         "time_limit": Interval(0.0, float("inf"), open_low=True),
         "class_check": Function(),
         "star_class": Flag(),
+        "min_level": Levels("min_level"),
+        "max_level": Levels("max_level"),
     }
 
     def __init__(
@@ -162,6 +179,8 @@ class GlobalRecoding(GeneralizedMethod):
         time_limit: float = 300.0,
         star_class: bool = True,
         class_check: Callable[[np.ndarray, int], np.ndarray] | None = None,
+        min_level: Mapping[str, int] | None = None,
+        max_level: Mapping[str, int] | None = None,
     ) -> None:
         self.k = k
         self.suppression_limit = suppression_limit
@@ -172,6 +191,8 @@ class GlobalRecoding(GeneralizedMethod):
         self.time_limit = time_limit
         self.class_check = class_check
         self.star_class = star_class
+        self.min_level = min_level
+        self.max_level = max_level
 
     def cost(self, space: MetricSpace) -> GeneralizationCost:
         """The generalization cost on ``space`` (NCP-priced labels for discernibility)."""
@@ -192,7 +213,13 @@ class GlobalRecoding(GeneralizedMethod):
         if ell >= 2 and (self._sensitive is None or self._sensitive.shape != (n,)):
             msg = f"l = {ell} needs each record's sensitive value: fit(X, y) with {n} values in y"
             raise ParameterError(msg)
-        codes, tables = _lattice_tables(model, self._sensitive if ell >= 2 else None)
+        order = _attribute_order(model)
+        low, high = level_range(model, order, self.min_level, self.max_level)
+        sensitive = _value_codes(self._sensitive) if ell >= 2 else None
+        if sensitive is not None and int(sensitive.max(initial=-1)) + 1 == n:
+            # a value per record: a class has as many values as records, so l is a size
+            k, ell, sensitive = max(k, ell), 1, None
+        codes, tables = _lattice_tables(model, sensitive)
         check = None
         if self.class_check is not None:
             given = self.class_check
@@ -202,16 +229,15 @@ class GlobalRecoding(GeneralizedMethod):
 
         budget = outlier_budget(self.suppression_limit, n)
         found = search(tables, k, budget, ell=ell, loss=str(self.loss), check=check,
-                       star_class=bool(self.star_class),
-                       time_limit=float(self.time_limit))  # fmt: skip
+                       star_class=bool(self.star_class), time_limit=float(self.time_limit),
+                       low=low, high=high)  # fmt: skip
         if found is None:
-            msg = ("no generalization qualifies within the suppression limit: even the whole "
-                   "table as one class breaks the privacy model (l-diversity or the class "
-                   "check)")  # fmt: skip
-            raise InfeasibleError(msg)
+            why = nothing_qualifies(high, tables.height, self.max_level, bool(self.star_class))
+            raise InfeasibleError(why)
+        self.nothing_published_ = nothing_published(found, tables.height, n,
+                                                    float(self.time_limit))  # fmt: skip
         levels = np.asarray(found.levels, dtype=np.intp)
         self.partition_ = Partition(_labels(tables, codes, levels, k, ell, check))
-        order = _attribute_order(model)
         self.levels_ = tuple(int(found.levels[order[i]]) for i in range(len(order)))
         self.loss_ = float(found.loss)
         self.cost_ = model.at_levels(self.partition_.labels, self.levels_)
@@ -242,8 +268,7 @@ def _lattice_tables(
     numbers = [np.unique(model.num[:, j], return_inverse=True)[1].ravel()
                for j in range(model.num.shape[1])]  # fmt: skip
     codes = np.column_stack([*numbers, model.codes]).astype(np.intp) if n else model.codes
-    sens = (np.zeros(n, dtype=np.intp) if sensitive is None
-            else np.unique(sensitive, return_inverse=True)[1].ravel())  # fmt: skip
+    sens = np.zeros(n, dtype=np.intp) if sensitive is None else sensitive
     rows, inverse, counts = np.unique(np.column_stack([codes, sens]), axis=0,
                                       return_inverse=True, return_counts=True)  # fmt: skip
     codes, m = rows[:, :-1], rows.shape[0]
@@ -254,9 +279,10 @@ def _lattice_tables(
     price = np.zeros((b, levels, width))
     height = np.zeros(b, dtype=np.intp)
     radix = np.ones(b, dtype=np.int64)
-    for j in range(a):  # a number: its value, or * (a price of 1)
+    star = model.star_price
+    for j in range(a):  # a number: its value, or * (its weight; 0 for one value)
         labels[j, 0] = codes[:, j]
-        price[j, 1, 0] = model.num_weight[j]
+        price[j, 1, 0] = star[j]
         height[j] = 1
         radix[j] = int(codes[:, j].max(initial=0)) + 1
     for t in range(b - a):
@@ -272,6 +298,14 @@ def _lattice_tables(
         layout=key_layout(radix, m),
     )  # fmt: skip
     return inverse.ravel(), tables
+
+
+def _value_codes(values: np.ndarray) -> np.ndarray:
+    """A code per value, a missing value (None, NaN) one value of its own; any mix of
+    types."""
+    import pandas as pd
+
+    return pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)[0]
 
 
 def _labels(tables: LatticeTables, row_of: np.ndarray, levels: np.ndarray, k: int,

@@ -25,6 +25,20 @@ is why it is not used to prune; k-anonymity with a suppression budget is monoton
 lattice (a class above is a union of classes below, so ``S(M) ⊆ S(N)``), and so is distinct
 l-diversity, but the search needs neither.
 
+**A candidate first.** Before the heap, a greedy dive finds a qualifying node and a climb
+betters it (:mod:`._dive`); no node whose bound reaches the best found enters the heap. So
+a search stopped by its time limit returns a real node, not the top of the lattice; on a tie
+the search prefers any node to the top (every attribute ``*``), which publishes nothing.
+
+**Cut lattices.** ``low`` and ``high`` (``min_level`` / ``max_level``) bound each attribute's
+level: the search runs on the nodes between them, its bottom ``low``, and the optimum and its
+proof are those of that sublattice (``β`` bounds every node above a node in it too).
+
+**Memory.** The heap and the nodes taken hold at most :data:`NODE_LIMIT` nodes: past half of
+it in the heap, its worse half is dropped and the least bound dropped kept as a bound on
+everything above those nodes (the certificate stays true; the optimum is proven only if the
+best found is no worse); past it in all, the search stops as at the time limit.
+
 Progress (:func:`~incrowd._runtime.report_progress`): nodes taken of the
 lattice's nodes, then all of them when the search ends (the rest pruned).
 
@@ -32,7 +46,8 @@ With a time limit, the search stops early: the best node found and the least ``�
 heap, a lower bound on the optimum, are returned with ``optimal`` False.
 
 Time: :math:`O(m b)` per node taken (:mod:`._classes`), :math:`O(b \\log N)` per heap step
-for a lattice of ``N`` nodes; memory :math:`O(m + N)`. Reference: Kohlmayer, Prasser,
+for a lattice of ``N`` nodes; memory :math:`O(m + \\min(N, L))` for the node limit ``L``.
+Reference: Kohlmayer, Prasser,
 Eckert, Kemper & Kuhn, *Flash: Efficient, Stable and Optimal k-Anonymity*, PASSAT 2012;
 El Emam et al., *A Globally Optimal k-Anonymity Method for the De-Identification of Health
 Data* (OLA), JAMIA 16(5), 2009.
@@ -41,6 +56,7 @@ Data* (OLA), JAMIA 16(5), 2009.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,12 +64,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._runtime import report_progress
-from ._classes import node_classes, node_figures, suppressed_classes
+from ._classes import node_classes, suppressed_classes
+from ._dive import Found, Judge, climb, dive
 
 #: A privacy model's verdict per class, given each distinct row's class and their number.
 ClassCheck = Callable[[np.ndarray, int], np.ndarray]
 
 __all__ = ["ClassCheck", "LatticeResult", "LatticeTables", "search"]
+
+#: The most nodes the search holds (the heap, the nodes taken): about 150 bytes each. Past
+#: it the heap's worse half is dropped, its least bound kept as a bound (never a wrong
+#: proof: the optimum is then proven only if no dropped node could do better).
+NODE_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -86,14 +108,6 @@ class LatticeTables:
         """The class of each distinct row at the node ``levels``, and their number."""
         return node_classes(levels, self.labels, *self.layout)
 
-    def figures(
-        self, levels: np.ndarray, k: int, ell: int, check: ClassCheck | None = None
-    ) -> tuple[int, float, float, float]:
-        """:func:`~._classes.node_figures` at the node ``levels``."""
-        cls, n_classes = self.classes(levels)
-        return node_figures(levels, self.labels, cls, n_classes, self.counts, self.price,
-                            self.sensitive, k, ell, self.meets(cls, n_classes, check))  # fmt: skip
-
     def suppressed(self, levels: np.ndarray, k: int, ell: int,
                    check: ClassCheck | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """The class of each distinct row at ``levels``, and per class whether it is
@@ -121,6 +135,7 @@ class LatticeResult:
     optimal: bool
     lattice_nodes: int
     evaluated: int
+    stopped: str | None = None  # what ended the search early: "time" or "memory"
 
 
 def search(
@@ -133,103 +148,98 @@ def search(
     time_limit: float | None = None,
     check: ClassCheck | None = None,
     star_class: bool = False,
+    low: np.ndarray | None = None,
+    high: np.ndarray | None = None,
+    node_limit: int = NODE_LIMIT,
 ) -> LatticeResult | None:
-    """The node of least ``loss`` with at most ``budget`` suppressed records (None when no
-    node qualifies); see the module docstring. With ``star_class`` the suppressed records
-    are published as one class (rows of ``*``), so a node qualifies only when it suppresses
-    none, or at least ``k`` that meet ``ell`` and ``check`` together."""
+    """The node of least ``loss`` with at most ``budget`` suppressed records among the nodes
+    from ``low`` to ``high`` (default: the whole lattice; None when none qualifies); see the
+    module docstring. With ``star_class`` the suppressed records are published as one class
+    (rows of ``*``), so a node qualifies only when it suppresses none, or at least ``k`` that
+    meet ``ell`` and ``check`` together."""
     start = time.perf_counter()
+    deadline = math.inf if time_limit is None else start + time_limit
     height = tables.height.astype(np.intp)
+    low = np.zeros_like(height) if low is None else np.asarray(low, dtype=np.intp)
+    high = height.copy() if high is None else np.asarray(high, dtype=np.intp)
     b = height.size
-    stride = np.ones(b, dtype=np.int64)
-    for j in range(b - 2, -1, -1):
-        stride[j] = stride[j + 1] * (int(height[j + 1]) + 1)
-    size = int(np.prod(height.astype(np.float64) + 1.0))
-    totals = tables.level_totals()
-    n, row = tables.n, tables.row_cost
-    discern = loss == "discernibility"
-    floor = float(n) * float(min(k, n)) if discern else 0.0
+    radix = [int(high[j] - low[j]) + 1 for j in range(b)]
+    stride = [math.prod(radix[j + 1 :]) for j in range(b)]  # Python ints: no overflow
+    size = math.prod(radix)
+    judge = Judge(tables, k, budget, ell, loss, check, star_class)
+    everything = tuple(int(v) for v in height)
 
-    def prior(levels: np.ndarray) -> float:
-        if discern:
-            return floor
-        return float(totals[np.arange(b), levels].sum())
+    def better(found: Found, best: Found | None) -> bool:
+        # on a tie, a node that publishes something beats the top (every attribute *)
+        return found.qualifies and (best is None or found.value < best.value or (
+            found.value == best.value and best.levels == everything != found.levels))  # fmt: skip
 
-    def evaluate(levels: np.ndarray) -> tuple[float, int, float]:
-        sup, sup_price, kept_square, all_square = tables.figures(levels, k, ell, check)
-        if discern:
-            return kept_square + float(n) * sup, int(sup), all_square
-        value = float(totals[np.arange(b), levels].sum()) - sup_price + row * sup
-        return value, int(sup), 0.0
+    def beaten(bound: float, best: Found | None) -> bool:
+        """No node of loss at least ``bound`` can replace ``best``."""
+        return best is not None and (bound > best.value or (
+            bound == best.value and best.levels != everything))  # fmt: skip
 
-    def qualifies(levels: np.ndarray, sup: int) -> bool:
-        if sup > budget:
-            return False
-        if not star_class or sup == 0:
-            return True
-        if sup < k:
-            return False
-        cls, bad = tables.suppressed(levels, k, ell, check)
-        starred = bad[cls]
-        if ell >= 2 and np.unique(tables.sensitive[starred]).size < ell:
-            return False
-        return check is None or bool(check(np.where(starred, 0, -1), 1)[0])
-
-    best: tuple[float, int, tuple[int, ...]] | None = None
-    evaluated = 0
-    top = height.copy()
-    value, sup, _ = evaluate(top)
-    evaluated += 1
-    if qualifies(top, sup):
-        best = (value, sup, tuple(int(v) for v in top))
-
-    bottom = np.zeros(b, dtype=np.intp)
-    known = {0: prior(bottom)}  # node id → the best bound known for it
-    taken: set[int] = set()
+    best = dive(judge, low, high, deadline)
+    if best is not None:
+        best = climb(judge, best, low, high, deadline)
+    known = {0: judge.prior(low)}  # node id → the best bound known for it (inf: taken)
     heap = [(known[0], 0)]
-    lower = None
+    lower, dropped, stopped, taken = None, math.inf, None, 0
     while heap:
         key, node = heapq.heappop(heap)
-        if node in taken or key < known[node]:
-            continue  # taken already, or pushed again with a higher bound
-        if best is not None and key >= best[0]:
-            lower = best[0]
+        if known.get(node) != key:
+            continue  # taken already, pushed again with a higher bound, or dropped
+        if beaten(key, best):
+            lower = best.value  # type: ignore[union-attr]
             break
-        if time_limit is not None and time.perf_counter() - start > time_limit:
-            lower = key if best is None else min(key, best[0])
+        if time.perf_counter() > deadline or len(known) > node_limit:
+            stopped = "time" if time.perf_counter() > deadline else "memory"
+            lower = key if best is None else min(key, best.value)
             break
-        taken.add(node)
-        report_progress(len(taken), size)
-        levels = np.array([(node // stride[j]) % (height[j] + 1) for j in range(b)], np.intp)
-        if levels.tolist() == top.tolist():
-            after = key
-        else:
-            value, sup, after = evaluate(levels)
-            evaluated += 1
-            if (best is None or value < best[0]) and qualifies(levels, sup):
-                best = (value, sup, tuple(int(v) for v in levels))
-        bound = max(key, after)
+        known[node] = math.inf
+        taken += 1
+        report_progress(taken, size)
+        levels = low + np.array([(node // stride[j]) % radix[j] for j in range(b)], np.intp)
+        found = judge(levels, keep=False)
+        if better(found, best):
+            best = found
+        bound = max(key, found.after)
         for j in range(b):
-            if levels[j] < height[j]:
-                up = node + int(stride[j])
-                if up in taken:
-                    continue
+            if levels[j] < high[j]:
+                up = node + stride[j]
                 levels[j] += 1
-                guess = max(prior(levels), bound)
+                guess = max(judge.prior(levels), bound)
                 levels[j] -= 1
-                if guess > known.get(up, -np.inf):
+                if guess > known.get(up, -math.inf) and not beaten(guess, best):
                     known[up] = guess
                     heapq.heappush(heap, (guess, up))
-    report_progress(size, size)  # the nodes not taken were pruned, or the time ran out
+        if len(heap) > node_limit // 2:
+            dropped = min(dropped, _drop_worse_half(heap, known))
+    report_progress(size, size)  # the nodes not taken were pruned, or the search stopped
     if best is None:
         return None
-    optimal = lower is None or lower >= best[0]
+    lower = min(best.value if lower is None else lower, dropped)
+    optimal = lower >= best.value
     return LatticeResult(
-        levels=best[2],
-        loss=best[0],
-        suppressed=best[1],
-        lower_bound=best[0] if optimal else float(lower),  # type: ignore[arg-type]
+        levels=best.levels,
+        loss=best.value,
+        suppressed=best.suppressed,
+        lower_bound=best.value if optimal else float(lower),
         optimal=optimal,
         lattice_nodes=size,
-        evaluated=evaluated,
+        evaluated=judge.evaluated,
+        stopped=None if optimal else stopped or "memory",
     )
+
+
+def _drop_worse_half(heap: list[tuple[float, int]], known: dict[int, float]) -> float:
+    """Keep the better half of ``heap`` (in place); the least bound dropped. Every node
+    above a dropped one costs at least its bound, so that bound still bounds the optimum."""
+    heap.sort()
+    half = len(heap) // 2
+    for key, node in heap[half:]:
+        if known.get(node) == key:
+            del known[node]
+    least = heap[half][0]
+    del heap[half:]  # a sorted list is a heap
+    return least
