@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from incrowd import MetricSpace, Schema
-from incrowd.algorithms import GlobalRecoding
+from incrowd.algorithms import GlobalRecoding, LocalRecoding
 from incrowd.data.schema import Categorical, Hierarchical, Numeric
 from incrowd.errors import InfeasibleError, ParameterError
 from incrowd.testing import check_algorithm, random_table
@@ -244,3 +244,6 @@ def test_a_star_on_a_column_of_one_value_costs_nothing():
     forced = GlobalRecoding(k=2, suppression_limit=0.0, min_level={"sex": 1}).fit(space)
     assert forced.levels_ == (1, 0)
     assert forced.loss_ == pytest.approx(0.0) and forced.cost_ == pytest.approx(0.0)
+    # local recoding prices with the same cost model: sex raised to * costs nothing there too
+    local = LocalRecoding(k=2, min_level={"sex": 1}).fit(space)
+    assert local.cost_ == pytest.approx(0.0)
