@@ -79,3 +79,20 @@ def test_a_decimal_comma_input_is_published_with_a_point(tmp_path):
         for name in ("age", "amount"):
             assert_one_style(published[name])
         assert not published["amount"].str.contains(",").any()
+
+
+def test_global_recoding_reads_a_banded_number_with_missing_cells_beside_another_number():
+    """The number without a hierarchy gets intervals from its own cells; the banded one,
+    already holding the missing label, is not read as numbers again (it was refused)."""
+    table = claims().astype({"age": object})
+    table.loc[::9, "age"] = None
+    release = incrowd.anonymize(
+        table,
+        qi=["age", "amount"],
+        k=4,
+        method="global-recoding",
+        hierarchies={"age": "intervals:<18,18-39,40-64,65+"},
+        seed=1,
+    )
+    assert set(release.table["age"]) <= {"<18", "18-39", "40-64", "65+", "(missing)", "*"}
+    assert_one_style(release.table["amount"])

@@ -47,7 +47,7 @@ def with_hierarchies(table: pd.DataFrame, schema: Schema, method: str) -> Schema
     numbers = [name for name, metric in given.items() if isinstance(metric, Numeric)]
     if not numbers:
         return schema
-    cells = read_cells(table, schema)
+    cells = read_cells(table[numbers], schema)  # the others may hold the missing label
     for name in numbers:
         column = pd.to_numeric(cells[name], errors="coerce")
         values = column.to_numpy(dtype=np.float64)
