@@ -692,8 +692,7 @@ def test_the_crowd_searches_stop_above_a_number_of_records(monkeypatch) -> None:
     """The searches of :func:`crowd_bound` and :func:`excess_bound` only raise the bound:
     above ``CROWD_BOUND_MAX_ROWS`` records they are left out, the crowds are the same and
     the bound no higher."""
-    from incrowd.algorithms import recoding
-    from incrowd.algorithms.recoding import _certificate
+    from incrowd.algorithms.recoding import _certificate, _run
 
     _, space, _ = _random_model(1, 60)  # value sets: the searches run at k = 3
     calls = []
@@ -701,7 +700,7 @@ def test_the_crowd_searches_stop_above_a_number_of_records(monkeypatch) -> None:
                         lambda *a: calls.append(1) or crowd_bound(*a))  # fmt: skip
     searched = LocalRecoding(k=3, generalize="sets").fit(space)
     assert calls == [1]
-    monkeypatch.setattr(recoding, "CROWD_BOUND_MAX_ROWS", 59)
+    monkeypatch.setattr(_run, "CROWD_BOUND_MAX_ROWS", 59)  # where a run reads it
     plain = LocalRecoding(k=3, generalize="sets").fit(space)
     assert calls == [1]
     assert np.array_equal(plain.labels_, searched.labels_)
