@@ -166,6 +166,7 @@ def anonymize(
             ]
             msg = f"missing {', '.join(lacking)} (give them as flags or in --config)"
             raise InputError(msg)
+        job.check_run()  # blockwise too: the options below do not carry every setting
         inputs = [job.input, *([config] if config else []), *_files(job.hierarchy.values())]
         check_release_target(job.out, protect=inputs)  # before any work is done
         shown = not quiet and err_console.is_terminal

@@ -57,15 +57,20 @@ def check_ceilings(objective: Any, labels: np.ndarray, settings: Settings) -> No
     attribute only above its ``max_level`` (the method keeps its crowds within the ceilings;
     a repair that merges crowds for l-diversity may not)."""
     ceilings = settings.max_level
-    if not ceilings or not hasattr(objective, "agreed_levels") or not (labels >= 0).any():
+    if not ceilings or not hasattr(objective, "ancestors") or not (labels >= 0).any():
         return
-    kept = labels >= 0
-    levels, _ = objective.agreed_levels(np.unique(labels[kept], return_inverse=True)[1])
+    kept = np.flatnonzero(labels >= 0)
+    order = kept[np.argsort(labels[kept], kind="stable")]
+    starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
     coded: Sequence[str] = [n for n, num in zip(objective.names, objective.numeric, strict=True)
                             if not num]  # fmt: skip
     for j, name in enumerate(coded):
         top = ceilings.get(name)
-        if top is not None and int(levels[:, j].max(initial=0)) > top:
+        if top is None or top >= objective.height[j]:
+            continue
+        # a crowd within the ceiling agrees on its ancestor there
+        node = objective.ancestors[j, top][objective.codes[order, j]]
+        if (np.minimum.reduceat(node, starts) != np.maximum.reduceat(node, starts)).any():
             msg = (f"{option('max_level', {name: top})} cannot hold with the l-diversity / "
                    "t-closeness asked: crowds merged for it span values of "
                    f"{name!r} above level {top} (relax one of them)")  # fmt: skip
