@@ -45,13 +45,13 @@ def test_a_quasi_identifier_generalized_away_is_warned_about_and_in_the_verdict(
     assert set(release.table["woonplaats"]) == {"*"}
     lines = [w for w in said if "'woonplaats'" in w]
     assert len(lines) == 1 and "* in every record" in lines[0], said
-    assert "max_level={'woonplaats': 1}" in lines[0], lines
+    assert "max_level={'woonplaats': ...}" in lines[0], lines
     assert not any("'sex'" in w or "'age'" in w for w in said), said
     schema = incrowd.Schema.infer(table, ["sex", "age", "woonplaats"], sensitive=["diagnose"])
     report = build_report(table, release.table, schema, release.metadata)
     assert report.verdict == "warnings"
     assert sum("'woonplaats'" in w and "* in every record" in w for w in report.warnings) == 1
-    assert "--max-level woonplaats=1" in next(w for w in report.warnings if "woonplaats" in w)
+    assert "--max-level woonplaats=..." in next(w for w in report.warnings if "woonplaats" in w)
     assert 'data-warning="blank-quasi-identifier"' in report.html
 
 
@@ -77,7 +77,7 @@ def test_the_command_line_prints_the_line(tmp_path):
     assert done.exit_code == 0, done.output
     lines = [line for line in done.stderr.splitlines() if "'woonplaats'" in line]
     assert len(lines) == 1 and lines[0].startswith("warning:"), done.stderr
-    assert "--max-level woonplaats=1" in lines[0]
+    assert "--max-level woonplaats=..." in lines[0]
 
 
 @pytest.mark.parametrize("stars", [["*", "*"], ["*", "1*"]])

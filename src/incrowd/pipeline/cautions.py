@@ -85,8 +85,8 @@ def blank_quasi_identifiers(table: pd.DataFrame, qi: Sequence[str]) -> list[tupl
     if len(blank) == len(names):
         return []
     return [(name, f"quasi-identifier {name!r} is published as {STAR} in every record: the "
-                   f"release says nothing of it; {option('max_level', {name: 1})} bounds how "
-                   "far it is generalized") for name in blank]  # fmt: skip
+                   f"release says nothing of it; {option('max_level', {name: ...})} bounds "
+                   "how far it is generalized") for name in blank]  # fmt: skip
 
 
 def run_warnings(release: Any, source: Any, schema: Any) -> list[str]:
