@@ -70,6 +70,9 @@ def files(d):
         "place": pa.array([{"x": 1, "y": "a"}, {"x": 2, "y": "b"}] * 6),
         "photo": pa.array([b"\x89\xff", b"\x00"] * 6, pa.binary()),
     }), d / "nested.parquet")  # fmt: skip
+    # issue 58: an infinite number in a Parquet column (no flag declared it numeric)
+    pd.DataFrame({"age": [float("inf"), 30.0, 31.0, 32.0], "sex": list("FMFM")}).to_parquet(
+        d / "inf.parquet")  # fmt: skip
     (d / "short.csv").write_text("age,sex,disease\n30,F,flu\n31,F\n32,M,cold\n33,M,flu\n")
     (d / "long.csv").write_text("age,sex,disease\n30,F,flu\n31,F,cold,x\n32,M,cold\n33,M,flu\n")
     (d / "book.xlsx").write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + bytes(64))
@@ -350,6 +353,12 @@ CASES = [
         anon("--qi", "nope", "--k", "2", source="esc.csv"),
         "the table has: age\\x1b[2J, two\\nlines, zip\\x9b2J",
     ),  # fmt: skip
+    # --- issue 58: Parquet inf is named as such, with no flag the user did not give
+    (anon("--qi", "age", "--k", "2", source="inf.parquet"), "'age' row 1 holds inf: not a finit"),
+    (
+        anon("--qi", "age", "--numeric", "age", "--k", "2", source="inf.parquet"),
+        "column 'age' row 1 holds inf: not a finite number",
+    ),
 ]
 
 
@@ -385,6 +394,25 @@ def test_bad_input(folder, capsys, argv, pattern):
     assert pattern in lines[0], lines[0]
     assert "Traceback" not in captured.err + captured.out
     assert snapshot(folder) == before, "a bad input must not leave or change a file"
+
+
+def test_inspect_shows_what_anonymize_refuses(folder, capsys):
+    """issue 58: inspect shows a table with list, struct and binary columns, or an infinite
+    number, naming each column and what it holds in one warning line (no internal error)."""
+    for source, said in (
+        ("nested.parquet", ["column 'tags' holds list<string> values",
+                            "column 'place' holds struct<x: int64, y: string> values",
+                            "column 'photo' holds binary values"]),
+        ("inf.parquet", ["column 'age' row 1 holds inf: not a finite number"]),
+    ):  # fmt: skip
+        capsys.readouterr()
+        assert run(["inspect", source]) == 0
+        captured = capsys.readouterr()
+        warned = [line for line in captured.err.splitlines() if line.startswith("warning:")]
+        for text in said:
+            assert len([line for line in warned if text in line]) == 1, captured.err
+        assert "internal error" not in captured.err and "np.float64" not in captured.err
+        assert "--numeric" not in captured.err
 
 
 # --------------------------------------------------------------------- the Python API

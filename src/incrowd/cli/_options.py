@@ -39,6 +39,7 @@ __all__ = [
     "SepOpt",
     "ThresholdOpt",
     "check_risk_threshold",
+    "na_values_list",
     "read_options",
 ]
 
@@ -113,6 +114,17 @@ def read_options(given: Mapping[str, Any]) -> Any:
     found = {name: given[name] for name in names if name in given}
     found["hierarchy"] = parse_pairs(given.get("hierarchy"), "--hierarchy")
     return ReadOptions(**found)
+
+
+def na_values_list(values: list[str] | None) -> tuple[str, ...]:
+    """``--na-values`` as tokens: split as every list option, and a value given empty
+    (``--na-values ''``) kept as the empty token, which turns the default missing tokens off
+    (:mod:`incrowd.io.missing`)."""
+    from ..io.missing import NO_DEFAULT_TOKENS
+    from ..pipeline.job import split_list
+
+    off = (NO_DEFAULT_TOKENS,) if any(not v.strip() for v in values or ()) else ()
+    return off + split_list(values)
 
 
 def check_risk_threshold(flag: str, value: float) -> None:

@@ -10,7 +10,7 @@ import typer
 
 # its help and defaults are shown in --help
 from ..pipeline.settings import Settings
-from ._options import REQUIRED, ListOpt
+from ._options import REQUIRED, ListOpt, na_values_list
 from ._output import (
     err_console,
     errors,
@@ -138,7 +138,7 @@ def anonymize(
             seed=seed,
             sep=sep,
             missing=missing,
-            na_values=split_list(na_values),
+            na_values=na_values_list(na_values),
             qi=split_list(qi),
             sensitive=split_list(sensitive),
             identifier=split_list(identifier),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..pipeline.settings import Settings
-from ._options import ListOpt, SepOpt
+from ._options import ListOpt, SepOpt, na_values_list
 from ._output import errors, out_console, out_json, warn
 
 if TYPE_CHECKING:
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["inspect"]
 
-#: The job file's list of each role ``propose_role`` names.
+#: The job file's list of each role ``propose_role`` names (withheld: in no list).
 _ROLE_LISTS = {"quasi-identifier": "qi", "sensitive": "sensitive", "identifier": "identifier",
-               "insensitive": "insensitive"}  # fmt: skip
+               "insensitive": "insensitive", "withheld": "withheld"}  # fmt: skip
 #: The job file's list of each column kind (declared kinds, on the command line too).
 _KIND_LISTS = {"category": "categorical", "number": "numeric", "code": "code", "date": "date"}
 #: Examples shown per column in the table (the JSON has all the inference's).
@@ -66,11 +66,11 @@ def inspect(
     with errors():
         flags = Settings(
             sep=sep, encoding=encoding, thousands=thousands, decimal=decimal,
-            date_format=date_format, na_values=split_list(na_values),
+            date_format=date_format, na_values=na_values_list(na_values),
             categorical=split_list(categorical), numeric=split_list(numeric),
             code=split_list(code), date=split_list(date),
         )  # fmt: skip
-        found, n_rows = _inspect(input, flags, write)
+        found, n_rows, marker_lines = _inspect(input, flags, write)
     from ..data.inspection import column_row
 
     rows = [column_row(inference, n_rows) for inference in found.values()]
@@ -80,7 +80,7 @@ def inspect(
         out_json(figures)
     else:
         _print(rows, input, n_rows)
-    for line in dict.fromkeys(w for row in rows for w in row["warnings"]):
+    for line in dict.fromkeys([*(w for row in rows for w in row["warnings"]), *marker_lines]):
         warn(line)
     if write is not None and not json_out:
         from rich.markup import escape
@@ -89,8 +89,12 @@ def inspect(
                           f"--config {escape(str(write))} --k K --out RELEASE")  # fmt: skip
 
 
-def _inspect(input: Path, flags: Settings, write: Path | None) -> tuple[dict[str, Any], int]:
-    """The inferences of every column of ``input`` (and the job file written, when asked)."""
+def _inspect(
+    input: Path, flags: Settings, write: Path | None
+) -> tuple[dict[str, Any], int, list[str]]:
+    """The inferences of every column of ``input``, its rows, and a line per missing-value
+    marker (proposed in the job file written, when asked)."""
+    from ..data.inspection import proposed_na_values
     from ..data.types import infer_types
     from ..io.atomic import write_new
     from ..io.tables import read_table
@@ -104,11 +108,13 @@ def _inspect(input: Path, flags: Settings, write: Path | None) -> tuple[dict[str
     columns = list(table.columns)
     found = infer_types(table, columns, declared=declared, thousands=flags.thousands,
                         decimal=flags.decimal, date_format=flags.date_format)  # fmt: skip
+    job_file = None if write is None else str(write)
+    na_values, lines = proposed_na_values(table, found, flags.na_values, job_file=job_file)
     if write is not None:
-        job = _job(input, flags, table, found, declared)
-        comments = {name: _comment(inf) for name, inf in found.items()}
+        job = _job(input, flags.replace(na_values=na_values), table, found, declared)
+        comments = {name: _comment(inf, len(table)) for name, inf in found.items()}
         write_new(write, render_job(job, comments=comments, base=write.parent).encode())
-    return found, len(table)
+    return found, len(table), lines
 
 
 def _declared(flags: Settings) -> dict[str, Any]:
@@ -130,16 +136,21 @@ def _job(input: Path, flags: Settings, table: pd.DataFrame, found: dict[str, Inf
     hierarchy, and a number or date format every column agrees on."""
     import dataclasses
 
-    from ..data.types import propose_hierarchy, propose_role
+    from ..data.inspection import proposed_role
+    from ..data.types import propose_hierarchy
 
     n_rows = len(table)
-    roles: dict[str, list[str]] = {key: [] for key in _ROLE_LISTS.values()}
+    roles: dict[str, list[str]] = {key: [] for key in _ROLE_LISTS.values() if key != "withheld"}
     kinds: dict[str, list[str]] = {key: [] for key in _KIND_LISTS.values()}
     hierarchy: dict[str, str] = {}
     for name, inference in found.items():
-        role = _ROLE_LISTS[propose_role(inference, n_rows)[0]]
+        role = _ROLE_LISTS[proposed_role(inference, n_rows)[0]]
+        if role == "withheld":  # in no list: the file says so beside a comment line
+            continue
         roles[role].append(name)
-        if role == "qi":  # the metric options are the quasi-identifiers' (Schema refuses others)
+        # the metric options are the quasi-identifiers' (Schema refuses others); a column no
+        # kind reads gets none, so that anonymize names its problem again
+        if role == "qi" and inference.problem is None:
             kinds[_KIND_LISTS[inference.type.kind]].append(name)
             spec = propose_hierarchy(inference)
             if spec is not None:
@@ -178,7 +189,8 @@ def _formats(input: Path, flags: Settings, table: pd.DataFrame, found: dict[str,
         except IncrowdError:
             out = {}
         else:
-            if any(again[n].type != found[n].type for n in found):
+            if any((again[n].type, again[n].problem) != (found[n].type, found[n].problem)
+                   for n in found):  # fmt: skip
                 out = {}
     if input.is_file() and not is_parquet(input):
         codec = shown(text_encoding(input, flags.encoding))
@@ -187,12 +199,16 @@ def _formats(input: Path, flags: Settings, table: pd.DataFrame, found: dict[str,
     return out
 
 
-def _comment(inference: Inference) -> str:
-    """The one-line comment beside a column in the job file."""
-    from ..data.inspection import shown_type
+def _comment(inference: Inference, n_rows: int) -> str:
+    """The one-line comment beside a column in the job file: its type and counts, why it got
+    its role, its warnings."""
+    from ..data.inspection import proposed_role, shown_type
 
+    role, why = proposed_role(inference, n_rows)
     parts = [f"{shown_type(inference)}, {inference.n_distinct} distinct, "
-             f"{inference.n_missing} missing", *inference.warnings]  # fmt: skip
+             f"{_missing(inference.n_missing, inference.marker_cells)} missing",
+             f"{role}: {why}",
+             *inference.warnings]  # fmt: skip
     return "; ".join(parts)
 
 
@@ -205,7 +221,8 @@ def _print(rows: list[dict[str, Any]], input: Path, n_rows: int) -> None:
 
     header = ("column", "type", "distinct", "missing", "role", "hierarchy", "examples")
     cells = [header] + [(
-        row["column"], row["shown_type"], str(row["distinct"]), str(row["missing"]),
+        row["column"], row["shown_type"], str(row["distinct"]),
+        _missing(row["missing"], row["marker_cells"]),
         _ROLE_LISTS[row["role"]], row["hierarchy"] or "-",
         _cut(" | ".join(row["examples"][:_EXAMPLES]))) for row in rows]  # fmt: skip
     cells = [tuple(map(printable, line)) for line in cells]  # aligned as they will show
@@ -215,6 +232,11 @@ def _print(rows: list[dict[str, Any]], input: Path, n_rows: int) -> None:
         text = "  ".join(cell.rjust(w) if i in (2, 3) else cell.ljust(w)
                          for i, (cell, w) in enumerate(zip(line, widths, strict=True)))  # fmt: skip
         out_console.print(escape(text.rstrip()), overflow="ignore", crop=False)
+
+
+def _missing(cells: int, marker_cells: int) -> str:
+    """Missing cells, with a proposed marker's beside them: ``12+37``."""
+    return f"{cells}+{marker_cells}" if marker_cells else str(cells)
 
 
 def _cut(text: str, width: int = 40) -> str:

@@ -20,7 +20,8 @@ from .hierarchy import value_key
 if TYPE_CHECKING:
     from .types import ColumnType
 
-__all__ = ["Distinct", "distinct_texts", "first_row", "labels", "normalize", "show_cell"]
+__all__ = ["Distinct", "check_finite", "distinct_texts", "first_row", "labels", "normalize",
+           "show_cell"]  # fmt: skip
 
 #: The dtype of :attr:`Distinct.texts`.
 TEXT = "string[pyarrow]"
@@ -101,22 +102,39 @@ def _number_texts(raw: np.ndarray, values: np.ndarray) -> pd.Series:
     return pd.Series(texts, dtype=object)
 
 
+def check_finite(d: Distinct, name: str) -> None:
+    """An :class:`InputError` naming the first infinite number of a column of numbers (the
+    engine measures ranges; Parquet and Arrow hold ``inf``): ``column 'age' row 1 holds inf:
+    not a finite number``."""
+    if d.numbers is not None and not np.isfinite(d.numbers).all():
+        bad = ~np.isfinite(d.numbers)
+        text = d.texts.iloc[int(np.flatnonzero(bad)[0])]
+        msg = f"column {name!r} row {first_row(d, bad) + 1} holds {text}: not a finite number"
+        raise InputError(msg)
+
+
 def first_row(d: Distinct, bad: np.ndarray) -> int:
     """The first row (0-based) whose text is one of the ``bad`` ones (a mask over texts)."""
     return int(np.flatnonzero(np.isin(d.codes, np.flatnonzero(bad)))[0])
 
 
 def show_cell(column: pd.Series, row: int) -> str:
-    """``"row 5 holds 'abc'"``: a cell in a message (row 1-based)."""
-    return f"row {row + 1} holds {column.iloc[row]!r}"
+    """``"row 5 holds 'abc'"``: a cell in a message (row 1-based; a number as Python shows
+    it, ``inf``, never numpy's ``np.float64(inf)``)."""
+    value = column.iloc[row]
+    return f"row {row + 1} holds {value.item() if isinstance(value, np.generic) else value!r}"
 
 
-def labels(d: Distinct, kind: str) -> np.ndarray:
+def labels(d: Distinct, kind: str, width: int | None = None) -> np.ndarray:
     """The distinct texts as published labels: a category whose values are all integers
-    (``8.0``, ``8``) loses the ``.0``; codes and other texts are kept as they are."""
+    (``8.0``, ``8``) loses the ``.0``; codes and other texts are kept as they are, except
+    that digits of a code with a ``width`` get back their leading zeros."""
     texts = d.texts
     if kind == "category" and texts.size and texts.str.fullmatch(_INTEGRAL).all():
         texts = texts.str.extract(_INTEGRAL, expand=False)
+    if kind == "code" and width is not None and texts.size:
+        digits = texts.str.fullmatch("[0-9]+").to_numpy(dtype=bool)
+        texts = texts.where(~digits, texts.str.pad(width, side="left", fillchar="0"))
     return np.asarray(texts, dtype=object)
 
 
@@ -151,7 +169,7 @@ def normalize(column: pd.Series, ctype: ColumnType, name: str) -> pd.Series:
     present = d.codes >= 0
     if ctype.kind != "number":
         out = np.full(len(column), None, dtype=object)
-        out[present] = labels(d, ctype.kind)[d.codes[present]]
+        out[present] = labels(d, ctype.kind, ctype.width)[d.codes[present]]
         return pd.Series(out, index=column.index, name=column.name, dtype=object)
     fmt = (ctype.thousands, ctype.decimal)
     if d.dtype == "bool":

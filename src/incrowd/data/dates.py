@@ -39,6 +39,7 @@ from .hierarchy import ROOT, Hierarchy
 __all__ = [
     "DATE_FORMATS",
     "DATE_LEVELS",
+    "date_fits",
     "date_hierarchy",
     "day_number",
     "detect_date_format",
@@ -159,6 +160,19 @@ def parse_dates(column: pd.Series, fmt: str | None, name: str) -> pd.Series:
     timed = any(d in fmt for d in ("%H", "%I", "%M", "%S"))
     index = pd.DatetimeIndex(stamps)
     return _iso_text(index[np.maximum(codes, 0)], codes >= 0, timed, column.index)
+
+
+def date_fits(texts: pd.Series) -> np.ndarray:
+    """Which of the distinct stripped ``texts`` parse under the detected format that parses
+    the most of them (a mask; all False when none has a digit to be a year).
+
+    >>> date_fits(pd.Series(["05/03/2024", "9999-99-99", "25/12/2023"])).tolist()
+    [True, False, True]
+    """
+    texts = pd.Series(texts, dtype=object)
+    if not texts.str.contains(r"\d", regex=True).any():
+        return np.zeros(len(texts), dtype=bool)
+    return _parse(texts, _best_format(texts)).notna().to_numpy(dtype=bool)
 
 
 def _distinct_texts(texts: Iterable[object]) -> np.ndarray:

@@ -1,9 +1,9 @@
 """Column types: what kind of values a column holds (number, code, category or date), inferred
 from its cells with care and always overridable, and its cells in canonical form.
 
-A table read from CSV is text (:func:`incrowd.io.tables.read_table` guesses nothing);
-:func:`infer_column` decides each column's kind from its distinct stripped texts, in this
-order (the first rule that applies decides):
+A table read from CSV is text (:func:`incrowd.io.tables.read_table` reads only the missing
+tokens, :mod:`incrowd.io.missing`); :func:`infer_column` decides each column's kind from its
+distinct stripped texts, in this order (the first rule that applies decides):
 
 1. **missing**: NA, None, NaN, empty or blank cells (:func:`incrowd.data.schema.is_missing`)
    are missing; they never decide a kind. A column with no present value is a category.
@@ -39,6 +39,10 @@ order (the first rule that applies decides):
    numbers (or dates) except for at most 10 % text cells (:data:`MAX_TEXT_SHARE`) is an
    error naming the first text cell and its row: usually a data-entry slip or a missing
    marker.
+6. **marker** (checked first; :mod:`incrowd.data.markers`): numbers, codes or dates but for
+   ONE other text (``unknown``, ``9999-99-99``) are an error naming it and ``na_values``; a
+   far-off ``999`` or ``-1`` among numbers a warning. :func:`infer_types` (``incrowd
+   inspect``, the app) proposes it as missing: kind and counts are the other cells'.
 
 A name's words and how they match the listed ones: :mod:`incrowd.data.column_names`
 (``PatientID``: patient, id; ``zipcode`` matches zip and code).
@@ -55,16 +59,16 @@ fraction of a second with few distinct values, and seconds with a million.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, ParameterError, SchemaError, option
+from ..io.plain_values import odd_values, value_type
 from . import number_format as nf
-from .cells import Distinct, distinct_texts, first_row, labels, normalize, show_cell
+from .cells import Distinct, check_finite, distinct_texts, first_row, labels, normalize, show_cell
 from .column_names import CODE_WORDS, QUANTITY_WORDS, has_word, propose_hierarchy, propose_role
+from .column_type import KINDS, ColumnKind, ColumnType, Inference
 
 __all__ = [
     "MAX_CODED_CATEGORIES",
@@ -80,8 +84,6 @@ __all__ = [
     "propose_role",
 ]
 
-ColumnKind = Literal["number", "code", "category", "date"]
-KINDS: tuple[str, ...] = ("number", "code", "category", "date")
 #: Integers with at most this many distinct values are read as category codes (rule 3).
 MAX_CODED_CATEGORIES = 20
 #: Digit strings of one width from this many digits may be codes (rule 2).
@@ -97,46 +99,6 @@ _DATE_SHAPE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})(
 _DECLARE = {"number": "numeric", "code": "code", "category": "categorical", "date": "date"}
 
 
-@dataclass(frozen=True)
-class ColumnType:
-    """A column's kind, and how its text is read: ``thousands`` / ``decimal`` for numbers,
-    ``date_format`` (strftime; None: detected, ISO first) for dates."""
-
-    kind: ColumnKind
-    thousands: str | None = None
-    decimal: str = "."
-    date_format: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            msg = f"column kind must be one of {', '.join(KINDS)}, got {self.kind!r}"
-            raise ParameterError(msg)
-        nf.check_number_format(self.thousands, self.decimal)
-        if self.kind != "number" and (self.thousands is not None or self.decimal != "."):
-            msg = f"a {self.kind} column has no thousands separator or decimal mark"
-            raise ParameterError(msg)
-        if self.kind != "date" and self.date_format is not None:
-            msg = f"a {self.kind} column has no date format"
-            raise ParameterError(msg)
-
-
-@dataclass(frozen=True)
-class Inference:
-    """What :func:`infer_column` found: the type, counts of missing cells and distinct present
-    values, a few present values, one-line warnings (each naming its override setting), and
-    one line saying why this kind; a setting is marked (:func:`~incrowd.errors.option`):
-    :func:`~incrowd.errors.python_text` shows the keyword, :func:`~incrowd.errors.cli_text`
-    the flag."""
-
-    name: str
-    type: ColumnType
-    n_missing: int
-    n_distinct: int
-    examples: tuple[str, ...]
-    warnings: tuple[str, ...]
-    reason: str
-
-
 def infer_column(
     column: pd.Series,
     name: str,
@@ -145,11 +107,14 @@ def infer_column(
     thousands: str | None = None,
     decimal: str | None = None,
     date_format: str | None = None,
+    markers: bool = False,
 ) -> Inference:
     """The column's type by the module's rules (or ``declared``), with its warnings.
 
     Raises :class:`InputError` for values that do not fit a declared kind or a given number
-    format, and for numbers or dates with a few text cells (rule 5).
+    format, for numbers or dates with a few text cells (rule 5), for a text marker (rule 6;
+    with ``markers``, it is proposed instead: the inference's ``marker``, the column read
+    without it), and for lists, structs or bytes and infinite numbers.
 
     >>> infer_column(pd.Series(["02142", "60615", None]), "zip").type.kind
     'code'
@@ -162,16 +127,23 @@ def infer_column(
     if declared is not None and declared not in KINDS:
         msg = f"column {name!r}: kind must be one of {', '.join(KINDS)}, got {declared!r}"
         raise ParameterError(msg)
+    nested = value_type(column)
+    if nested is not None:  # lists, bytes: no value to hash, compare or publish
+        raise InputError(odd_values(name, nested))
     d = distinct_texts(column)
+    check_finite(d, name)
     n_missing = int((d.codes < 0).sum())
+    marker: tuple[str, int] | None = None
     if declared is not None:
         ctype, warnings, reason = _declared(column, name, d, declared, thousands, decimal,
                                             date_format)  # fmt: skip
     else:
-        ctype, warnings, reason = _infer(column, name, d, thousands, decimal, date_format)
+        (ctype, warnings, reason), d, marker = _marked(column, name, d, thousands, decimal,
+                                                       date_format, markers)  # fmt: skip
     examples = tuple(str(t) for t in d.texts.iloc[:_EXAMPLES])
+    words = float(d.texts.str.count(r"\S+").mean()) if d.dtype == "text" and d.texts.size else 0.0
     return Inference(name, ctype, n_missing, _n_distinct(d, ctype), examples, tuple(warnings),
-                     reason)  # fmt: skip
+                     reason, words, *(marker or (None, 0)))  # fmt: skip
 
 
 _Found = tuple[ColumnType, list[str], str]
@@ -202,7 +174,26 @@ def _declared(column: pd.Series, name: str, d: Distinct, kind: str, thousands: s
             parse_dates(column, fmt, name)  # raises for a cell that is not a date
             date_format = fmt
         return ColumnType("date", date_format=date_format), [], f"declared a date ({flag})"
+    if kind == "code" and d.dtype == "number" and d.texts.str.fullmatch(_DIGITS).all():
+        found = _lost_zeros(name, d, d.texts.str.len())  # the zeros a number type dropped
+        if found is not None:
+            return ColumnType("code", width=found[0].width), [], f"declared a code ({flag})"
     return ColumnType(kind), [], f"declared {kind} ({flag})"  # type: ignore[arg-type]
+
+
+def _lost_zeros(name: str, d: Distinct, widths: pd.Series) -> _Found | None:
+    """Rule 2 for whole numbers held as numbers (a table made in Python, Parquet): of several
+    widths up to W >= MIN_CODE_WIDTH, with a name that suggests a code, they are codes of W
+    digits whose leading zeros the number type dropped (a zip read as a float)."""
+    top, low = int(widths.max()), int(widths.min())
+    if not len(widths) or top < MIN_CODE_WIDTH or low == top:
+        return None
+    short = str(d.texts[widths < top].iloc[0])
+    warning = (f"column {name!r} holds whole numbers of {low} to {top} digits and its name "
+               f"suggests a code: read as {top}-digit codes, their leading zeros restored "
+               f"({short} as {short.zfill(top)}); {option('numeric', [name])} if they are "
+               "numbers")  # fmt: skip
+    return ColumnType("code", width=top), [warning], f"whole numbers: {top}-digit codes by the name"
 
 
 def _reading(d: Distinct, thousands: str | None, decimal: str | None) -> nf.Reading | None:
@@ -234,6 +225,10 @@ def _infer(column: pd.Series, name: str, d: Distinct, thousands: str | None,
                 warning = (f"column {name!r} holds {width}-digit integers of equal width: read "
                            f"as numbers; {option('code', [name])} if they are codes")  # fmt: skip
                 return ColumnType("number"), [warning], f"{width}-digit integers"
+        if d.dtype == "number" and has_word(name, CODE_WORDS):
+            found = _lost_zeros(name, d, widths)
+            if found is not None:
+                return found
     reading = _reading(d, thousands, decimal)
     if reading is not None:
         return _number(name, d, reading)
@@ -252,6 +247,18 @@ def _infer(column: pd.Series, name: str, d: Distinct, thousands: str | None,
     if found is not None:
         return found
     return ColumnType("category"), [], "text"
+
+
+def _marked(column: pd.Series, name: str, d: Distinct, thousands: str | None,
+            decimal: str | None, date_format: str | None,
+            propose: bool) -> tuple[_Found, Distinct, tuple[str, int] | None]:  # fmt: skip
+    """Rules 1-5 with rule 6 (:func:`.markers.marked`)."""
+    from .markers import marked
+
+    return marked(column, name, d, lambda cells: _infer(column, name, cells, thousands, decimal,
+                                                        date_format),
+                  lambda cells: _reading(cells, thousands, decimal) is not None,
+                  fmt=(thousands, decimal), propose=propose)  # fmt: skip
 
 
 def _mostly(d: Distinct, fits: np.ndarray) -> bool:
@@ -361,13 +368,24 @@ def infer_types(
     decimal: str | None = None,
     date_format: str | None = None,
 ) -> dict[str, Inference]:
-    """:func:`infer_column` of each of ``columns`` (``declared``: a kind per column; the
-    number and date formats apply to every column)."""
+    """What ``incrowd inspect`` and the app show of each of ``columns``: its
+    :func:`infer_column` with a missing-value marker proposed (rule 6), and a column no kind
+    reads shown all the same, what is wrong in its ``problem``
+    (:func:`~incrowd.data.inspection.unreadable`). ``declared``: a kind per column; the
+    number and date formats apply to every column."""
+    from .inspection import unreadable
+
     declared = dict(declared or {})
     unknown = [c for c in list(columns) + list(declared) if c not in table.columns]
     if unknown:
         msg = f"unknown column {unknown[0]!r}; the table has: {', '.join(map(str, table))}"
         raise SchemaError(msg)
-    return {name: infer_column(table[name], name, declared=declared.get(name),
-                               thousands=thousands, decimal=decimal,
-                               date_format=date_format) for name in columns}  # fmt: skip
+    found = {}
+    for name in columns:
+        try:
+            found[name] = infer_column(table[name], name, declared=declared.get(name),
+                                       thousands=thousands, decimal=decimal,
+                                       date_format=date_format, markers=True)  # fmt: skip
+        except InputError as exc:
+            found[name] = unreadable(table[name], name, exc)
+    return found

@@ -84,12 +84,12 @@ def check_text(path: Path, head: bytes) -> None:
 
 
 def csv_options(
-    path: Path, sep: str | None, na_values: Sequence[str], columns: Sequence[str] | None,
-    encoding: str | None = None,
-) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    path: Path, sep: str | None, columns: Sequence[str] | None, encoding: str | None = None
+) -> tuple[str, dict[str, Any]]:
     """The separator and ``pd.read_csv`` options of a CSV file, its header checked; the
     codec it is read with is ``options["encoding"]`` (``encoding``, or guessed when None:
-    :func:`~incrowd.io.text_encoding.text_encoding`)."""
+    :func:`~incrowd.io.text_encoding.text_encoding`). Every cell is read as text, empty
+    ones too: which are missing is :mod:`incrowd.io.missing`'s rule, applied after."""
     with path.open("rb") as fh:
         head = fh.read(4096)
     if not head.strip():
@@ -104,8 +104,7 @@ def csv_options(
     check_unique(header, str(path))
     if columns is not None:
         check_known(columns, header, str(path))
-    options = {"sep": sep, "dtype": str, "keep_default_na": False,
-               "na_values": list(na_values), "encoding": codec}  # fmt: skip
+    options = {"sep": sep, "dtype": str, "keep_default_na": False, "encoding": codec}
     if columns is not None:
         options["usecols"] = list(columns)
     return sep, options

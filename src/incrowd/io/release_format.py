@@ -35,6 +35,7 @@ from ..errors import InputError
 from .atomic import Output, commit, resolve
 from .formulas import FormulaPolicy, escape_formulas, unescape_formulas
 from .metadata import ReleaseMetadata
+from .missing import AS_WRITTEN
 from .staging import staging_directory
 from .tables import (
     check_input_file,
@@ -308,9 +309,9 @@ def read_release(path: str | os.PathLike[str], *, sep: str | None = None) -> Rel
         table = pd.concat(list(files.parts), ignore_index=True)
         return ReleaseFiles(table, files.metadata, files.sha256)
     [table_path] = files.paths
-    parquet = is_parquet(table_path)
-    table = read_table(table_path, sep=sep, form="parquet" if parquet else "csv")
-    if not parquet:
+    form = "parquet" if is_parquet(table_path) else "csv"
+    table = read_table(table_path, sep=sep, form=form, na_values=AS_WRITTEN)
+    if form == "csv":
         table = unescape_formulas(table)
     return ReleaseFiles(table, files.metadata, file_sha256(table_path))
 
@@ -336,14 +337,15 @@ class ReleaseParts:
         if self.dataset:
             for path in self.paths:
                 self.sha256[path.name] = file_sha256(path)
-                yield read_table(path, form="parquet")
+                yield read_table(path, form="parquet", na_values=AS_WRITTEN)
             return
         from .tables import TableFile
 
         [path] = self.paths
         self.sha256["the table"] = file_sha256(path)
         csv = not is_parquet(path)
-        for chunk in TableFile(path, sep=self.sep).chunks(self.CHUNK_ROWS, compact=False):
+        cells = TableFile(path, sep=self.sep, na_values=AS_WRITTEN)
+        for chunk in cells.chunks(self.CHUNK_ROWS, compact=False):
             yield unescape_formulas(chunk) if csv else chunk
 
     @property

@@ -1,10 +1,13 @@
 """Reading tables, and writing them atomically (:mod:`incrowd.io.atomic`); the checks of
 delimited text are :mod:`incrowd.io.csv_text`.
 
-CSV cells are read as text (nothing is guessed as missing except empty cells and the
-``na_values`` the user names), so published non-QI columns are written back exactly as
-they were read — the 1990 census name list contains real names ``NA`` and ``NULL``; number
-text (``1,234``, ``02142``, `` 8.0``) is left to the schema. A CSV file is UTF-8 unless an
+CSV cells are read as text: number text (``1,234``, ``02142``, `` 8.0``) is left to the
+schema, so published non-QI columns are written back as they were read. Which cells are
+missing is one rule (:mod:`incrowd.io.missing`): empty cells, the common tokens (``NA``,
+``N/A``, ``NaN``, ``null``, ``NULL``, ``None``, ``?``, ``-``) unless ``na_values`` holds
+``""``, and the ``na_values`` given, in every text column of a CSV or Parquet file (a token
+read as missing in a column of text is told in one warning line: the 1990 census name list
+holds real names ``NA`` and ``NULL``). A CSV file is UTF-8 unless an
 ``encoding`` is named; a file that is not is read as cp1252 or latin-1 with a warning
 (:mod:`incrowd.io.text_encoding`). :func:`table_separator` tells the separator a file is
 read with, so that the output can be written with the same.
@@ -16,11 +19,10 @@ import csv
 import io
 import os
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
@@ -36,6 +38,8 @@ from .csv_text import (
     detect_sep,
     maybe_short,
 )
+from .missing import read_missing
+from .plain_values import check_plain_values, value_type
 from .text_encoding import check_encoding, text_encoding
 
 __all__ = [
@@ -140,7 +144,9 @@ def read_table(
 ) -> pd.DataFrame:
     """Read a table from a CSV / Parquet path, or accept a pandas, polars or Arrow table.
 
-    The format follows the suffix unless ``form`` says it. A CSV file is read as
+    The format follows the suffix unless ``form`` says it. Empty cells, the default missing
+    tokens and ``na_values`` are missing (:mod:`incrowd.io.missing`: ``na_values=[""]``
+    turns the default tokens off). A CSV file is read as
     ``encoding`` (strictly), or when None as UTF-8, else cp1252 or latin-1 with one
     :class:`~incrowd.IncrowdWarning` (:mod:`incrowd.io.text_encoding`); Parquet ignores
     it. ``compact`` reads every CSV column and every Parquet text column as a pandas
@@ -158,11 +164,12 @@ def read_table(
     if path.is_dir() and is_parquet(path):
         parts = [read_parquet_file(p, compact=compact, columns=columns)
                  for p in parquet_parts(path)]  # fmt: skip
-        return _checked(pd.concat(parts, ignore_index=True), str(path))
+        return _checked(read_missing(pd.concat(parts, ignore_index=True), na_values), str(path))
     check_input_file(path)
     if (form or ("parquet" if is_parquet(path) else "csv")) == "parquet":
-        return _checked(read_parquet_file(path, compact=compact, columns=columns), str(path))
-    sep, options = csv_options(path, sep, na_values, columns, encoding)
+        frame = read_parquet_file(path, compact=compact, columns=columns)
+        return _checked(read_missing(frame, na_values), str(path))
+    sep, options = csv_options(path, sep, columns, encoding)
     with csv_errors(path, sep, options["encoding"], guessed=encoding is None):
         if compact:  # text chunk by chunk, each made categorical (pandas would guess types)
             chunks = [c.astype("category") for c in pd.read_csv(path, chunksize=1 << 20,
@@ -178,7 +185,7 @@ def read_table(
         check_row_lengths(path, sep, options["encoding"])
     if columns is not None:
         frame = frame[list(columns)]
-    return _checked(frame, str(path))
+    return _checked(read_missing(frame, na_values), str(path))
 
 
 class TableFile:
@@ -216,7 +223,7 @@ class TableFile:
                 msg = f"{self.path}: cannot read as Parquet ({exc})"
                 raise InputError(msg) from exc
         else:
-            self.sep, options = csv_options(self.path, sep, na_values, None, encoding)
+            self.sep, options = csv_options(self.path, sep, None, encoding)
             self.encoding = options["encoding"]  # read as found from here on: no second guess
             with self.path.open(newline="", encoding=self.encoding) as fh:
                 names = next(csv.reader(fh, delimiter=self.sep), [])
@@ -253,21 +260,22 @@ class TableFile:
                     text = _text_fields(path) if compact else None
                     reader = pq.ParquetFile(path, read_dictionary=text)
                     for batch in reader.iter_batches(batch_size=rows):
-                        yield batch.to_pandas()
+                        yield read_missing(batch.to_pandas(), self.na_values, warn=False)
                 except InputError:
                     raise
                 except Exception as exc:  # pyarrow raises several unrelated types
                     msg = f"{path}: cannot read as Parquet ({exc})"
                     raise InputError(msg) from exc
             return
-        sep, options = csv_options(self.path, self.sep, self.na_values, None, self.encoding)
+        sep, options = csv_options(self.path, self.sep, None, self.encoding)
         codec = options["encoding"]
         with csv_errors(self.path, sep, codec), pd.read_csv(self.path, chunksize=rows,
                                                              **options) as reader:  # fmt: skip
             for chunk in reader:
                 if len(chunk.columns) and maybe_short(chunk.iloc[:, -1]):
                     check_row_lengths(self.path, sep, codec)
-                yield chunk.astype("category") if compact else chunk
+                chunk = chunk.astype("category") if compact else chunk
+                yield read_missing(chunk, self.na_values, warn=False)  # told by read()
 
 
 def table_separator(
@@ -302,58 +310,6 @@ def as_dataframe(table: Any) -> pd.DataFrame:
         check_unique(list(frame.columns), "the table")
         frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     return _checked(frame, "the table")
-
-
-def value_type(column: pd.Series) -> str | None:
-    """The type of a column's values when they are not one number or text each: lists,
-    structs, maps or raw bytes, as Parquet and Arrow tables hold (``"list<string>"``,
-    ``"binary"``); None for any other column."""
-    import pyarrow as pa
-
-    if isinstance(column.dtype, pd.ArrowDtype):
-        kind = column.dtype.pyarrow_dtype
-        if pa.types.is_dictionary(kind):
-            kind = kind.value_type
-        odd = (pa.types.is_nested, pa.types.is_binary, pa.types.is_large_binary,
-               pa.types.is_fixed_size_binary)  # fmt: skip
-        return _type_name(kind) if any(test(kind) for test in odd) else None
-    values = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
-    # only a column of Python objects can hold them; text columns are answered at once
-    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) not in (
-            "bytes", "mixed", "mixed-integer", "unknown-array"):  # fmt: skip
-        return None
-    for value in values:
-        if isinstance(value, bytes | bytearray | memoryview):
-            return "binary"
-        if isinstance(value, list | tuple | dict | set | np.ndarray):
-            try:
-                return _type_name(pa.array([value]).type)
-            except (pa.ArrowException, TypeError, ValueError):  # a map comes back as pairs
-                return "struct" if isinstance(value, dict) else "list"
-    return None
-
-
-def _type_name(kind: Any) -> str:
-    return str(kind).replace("item: ", "")  # list<string>, not list<item: string>
-
-
-def check_plain_values(table: pd.DataFrame, roles: Mapping[str, str]) -> None:
-    """Raise :class:`InputError` for the first of the columns ``roles`` names (column →
-    ``"quasi-identifier"``, ``"sensitive"`` or ``"insensitive"``) that holds lists, structs,
-    maps or bytes (:func:`value_type`): none can be compared as a value, nor written to CSV
-    as it was read. Columns not in ``table`` are left to the schema's checks."""
-    for name, role in roles.items():
-        kind = value_type(table[name]) if name in table.columns else None
-        if kind is None:
-            continue
-        if role == "quasi-identifier":
-            msg = (f"column {name!r} holds {kind} values, which cannot be a quasi-identifier; "
-                   "turn each value into one text or number first")  # fmt: skip
-        else:
-            msg = (f"column {name!r} ({role}) holds {kind} values, which cannot be published; "
-                   "turn each into one text first, or give the column no role (it is then "
-                   "not published)")  # fmt: skip
-        raise InputError(msg)
 
 
 def _checked(frame: pd.DataFrame, where: str) -> pd.DataFrame:

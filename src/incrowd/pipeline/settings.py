@@ -215,7 +215,9 @@ class Settings:
         "it is large against the memory available).", OneOf("auto", "always", "never"),
         label=option("spill"),
     )  # fmt: skip
-    na_values: tuple[str, ...] = _option((), "Extra tokens meaning missing.")
+    na_values: tuple[str, ...] = _option(
+        (), "Tokens read as missing besides empty cells and NA, N/A, NaN, null, NULL, None, ?, - "
+        "('' turns those off).")  # fmt: skip
     qi: tuple[str, ...] = _option((), "Quasi-identifier columns (a,b,c).")
     sensitive: tuple[str, ...] = _option((), "Sensitive columns.")
     identifier: tuple[str, ...] = _option((), "Identifier columns (never output).")
