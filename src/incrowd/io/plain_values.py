@@ -71,8 +71,9 @@ def odd_values(name: str, kind: str, role: str | None = None) -> str:
         return (f"column {name!r} holds {kind} values, which cannot be a quasi-identifier; "
                 "turn each value into one text or number first")  # fmt: skip
     if role is None:
-        return (f"column {name!r} holds {kind} values, which can be neither a quasi-identifier "
-                "nor published: withheld (turn each value into one text first to use it)")  # fmt: skip
+        return (f"column {name!r} holds {kind} values, which can be neither a quasi-"
+                "identifier nor published: withheld (turn each value into one text first to "
+                "use it)")  # fmt: skip
     return (f"column {name!r} ({role}) holds {kind} values, which cannot be published; "
             "turn each into one text first, or give the column no role (it is then "
             "not published)")  # fmt: skip
