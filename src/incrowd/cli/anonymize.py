@@ -103,7 +103,7 @@ def anonymize(
     from ..io.tables import TableFile, read_table, table_separator
     from ..io.targets import check_release_target
     from ..params import parse_levels
-    from ..pipeline.homogeneity import homogeneity_warnings
+    from ..pipeline.cautions import run_warnings
     from ..pipeline.job import build_schema, parse_weights, split_list
     from ..pipeline.run import PIPELINE_STAGES, anonymize_with
     from ..release import metadata_path
@@ -252,7 +252,8 @@ def anonymize(
             out_console.print(f"levels: {escape(levels)}; {proof}")
         if meta.withheld_columns:
             out_console.print(f"not published: {escape(', '.join(meta.withheld_columns))}")
-        for line in homogeneity_warnings(meta):
+        # attribute disclosure, a published name or note, a QI generalized away
+        for line in run_warnings(result, table, schema):
             warn(line)
         kept = f" (separator {out_sep!r}, as the input's)" if out_sep != "," and not (
             job.out.lower().endswith((".parquet", ".pq"))) else ""  # fmt: skip

@@ -14,7 +14,11 @@ distinct stripped texts, in this order (the first rule that applies decides):
    one width ≥ 4 without such a name are numbers (a name suggesting a quantity, e.g.
    ``year``: no warning; else rule 3's integer codes when ≤ 20 distinct, else numbers with
    a warning naming ``code``). Codes with letters (NUTS ``DE300``, ICD ``J45.9``) are
-   categories by rule 5.
+   categories by rule 5. A column of a number type (a pandas or polars table, Parquet) is
+   read by these rules as the digits its numbers show (``8.0`` as ``8``); whole numbers of
+   several widths up to W ≥ 4 with such a name lost their zeros to the type (a zip read as
+   a float): codes of W digits, zero-padded (``2142`` as ``02142``), with a warning naming
+   ``numeric`` (``ColumnType.width``).
 3. **number**: every present value is a number under one format (thousands separator,
    decimal mark; :mod:`incrowd.data.number_format`): plain ``1234.5`` / ``-3`` / ``1e5``,
    ``1,234.5``, ``1.234,5``, ``1234,5``, ``1'234.5``, ``1 234,5``. When two formats read

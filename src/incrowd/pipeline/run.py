@@ -1,12 +1,11 @@
-"""The whole publication pipeline in one call: table → crowds → release → verified release."""
+"""The whole publication pipeline in one call: table → crowds → release → verified release
+(:func:`anonymize_with`; the Python API over it, :func:`incrowd.anonymize`, is :mod:`.api`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import time
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,14 +16,14 @@ from ..algorithms import METHODS
 from ..algorithms.catalogue import check_method
 from ..base import Algorithm
 from ..costs import SSE, MaxRadius, certified_ratio, l_sse
-from ..data.columns import MissingPolicy, handle_missing
+from ..data.columns import handle_missing
 from ..data.schema import Schema
-from ..errors import IncrowdWarning, InfeasibleError, ParameterError, option
+from ..errors import InfeasibleError, ParameterError, option
 from ..io.tables import as_dataframe
 from ..measures.loss import ncp_loss, published_discernibility, without_suppressed_rows
 from ..params import check_k
 from ..partition import Partition
-from ..privacy.models import Diversity, builds_for, sensitive_codes
+from ..privacy.models import builds_for, sensitive_codes
 from ..privacy.verify import verify
 from ..release import (
     Release,
@@ -40,12 +39,13 @@ from .full_domain import (
     suppressed_form,
     with_hierarchies,
 )
-from .homogeneity import homogeneity_warnings, homogeneous_classes
+from .homogeneity import homogeneous_classes
 from .levels import check_ceilings, level_parameters, published_floors
 from .record import input_record, now, recorded_parameters, schema_record
 from .settings import Settings
 
-__all__ = ["PIPELINE_STAGES", "anonymize", "anonymize_with", "make_algorithm", "method_class"]
+__all__ = ["DEFAULT_METHODS", "PIPELINE_STAGES", "anonymize_with", "make_algorithm",
+           "method_class"]  # fmt: skip
 
 #: Neighbours per record searched for the crowds next to one that breaks l / t, and for the
 #: moves that polish the repaired crowds. Measured on Adult (k = 5, l = 2): 12 / 16 / 20 /
@@ -122,93 +122,6 @@ _SUPPRESSION_SETTINGS: dict[str, Callable[[type[Algorithm]], bool]] = {
 }
 
 
-def anonymize(
-    table: Any,
-    schema: Schema | None = None,
-    k: int | None = None,
-    *,
-    qi: Sequence[str] | None = None,
-    sensitive: Sequence[str] = (),
-    insensitive: Sequence[str] = (),
-    identifiers: Sequence[str] = (),
-    hierarchies: Mapping[str, Any] | None = None,
-    method: str | None = None,
-    release: str = "generalized",
-    params: Mapping[str, Any] | None = None,
-    seed: int | None = None,
-    missing: MissingPolicy = "keep",
-    center: str | None = None,
-    norm: int | None = None,
-    generalize: str = "levels",
-    suppression_limit: float | None = None,
-    suppressed: str | None = None,
-    diversity: Diversity | None = None,
-    on_stage: Callable[[str], None] | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    on_fitted: Callable[[Algorithm, MetricSpace], None] | None = None,
-) -> Release:
-    """Anonymize ``table`` so every record hides in a crowd of at least ``k``, and publish it.
-
-    The columns' roles are a :class:`~incrowd.data.schema.Schema`, or — without one — the
-    quasi-identifiers ``qi`` with ``sensitive``, ``insensitive``, ``identifiers`` and
-    ``hierarchies`` (a :class:`~incrowd.data.hierarchy.Hierarchy` or a spelling such as
-    ``"prefix"`` or ``"intervals:0-17,18-64,65-120"`` per column), from which
-    :meth:`Schema.infer <incrowd.data.schema.Schema.infer>` reads each column's type.
-    ``missing`` (``"keep"``, ``"drop"`` or ``"error"``) is what a missing quasi-identifier
-    becomes. ``method`` defaults to the release form's :data:`DEFAULT_METHODS` entry.
-
-    The release is checked by :func:`incrowd.verify` (which reads only the published table) before
-    it is returned, its table of the kind ``table`` was (pandas, or polars); its ``metadata`` holds
-    the provenance, the record counts and the information loss figures. ``seed`` fixes the row
-    shuffle (and any randomness of the method); when None a seed is drawn and recorded, so every
-    release can be reproduced. ``norm`` (1 or 2) chooses the distance of the methods that work in
-    any norm (the radius methods); the others measure their own objective. ``generalize`` chooses
-    what a generalized release publishes for categorical attributes: hierarchy labels (``"levels"``)
-    or the set of values present (``"sets"``); a method that optimizes for the published form
-    (``forest``) is told which. ``diversity`` (:class:`~incrowd.privacy.models.Diversity`) asks
-    every crowd to hold l-diversity and/or t-closeness on every sensitive column: crowds that break
-    it are merged with neighbouring crowds (:func:`incrowd.postprocess.enforce`); the certified
-    ratio stays a proven bound, the a-priori approximation ratio is dropped. ``center`` chooses what
-    a centers release publishes for a crowd (``"centroid"``, the default, or ``"medoid"``); given
-    with another release form, it is an error. ``suppression_limit`` is the largest share of records
-    a method that suppresses whole classes (``global-recoding``) may suppress; ``suppressed``
-    whether suppressed records are published as a row of ``*`` in every quasi-identifier
-    (``"star"``, the default of global recoding, which keeps them none or at least k) or left out
-    (``"drop"``, the others' default). ``on_stage(name)`` is called as each stage starts
-    (:data:`PIPELINE_STAGES` at most), ``on_progress(done, total)`` as the crowds form (counted by
-    the method, throttled), ``on_fitted(method, space)`` once it is fitted (for callers that need
-    more than the release: the blockwise run's certificate).
-    """
-    settings = Settings.of_run(
-        k, method=method, release=release, params=params, seed=seed, missing=missing,
-        center=center, norm=norm, generalize=generalize, suppression_limit=suppression_limit,
-        suppressed=suppressed, diversity=diversity,
-    )  # fmt: skip
-    if k is None:
-        msg = "anonymize needs k, the smallest crowd (k=5)"
-        raise ParameterError(msg)
-    if schema is None:
-        if not qi:
-            msg = "anonymize needs a schema, or the quasi-identifiers: qi=['age', 'zip', ...]"
-            raise ParameterError(msg)
-        schema = Schema.infer(
-            as_dataframe(table), list(qi), sensitive=sensitive, insensitive=insensitive,
-            identifiers=identifiers, hierarchies=hierarchies, missing=missing,
-        )  # fmt: skip
-    elif qi is not None or hierarchies is not None:
-        msg = "give either a schema or qi= (with hierarchies=), not both"
-        raise ParameterError(msg)
-    published = anonymize_with(table, schema, settings, on_stage=on_stage,
-                               on_progress=on_progress, on_fitted=on_fitted)  # fmt: skip
-    for line in homogeneity_warnings(published.metadata):
-        warnings.warn(line, IncrowdWarning, stacklevel=2)
-    if type(table).__module__.split(".")[0] == "polars":  # the kind of frame it was given
-        import polars
-
-        published = dataclasses.replace(published, table=polars.from_pandas(published.table))
-    return published
-
-
 def anonymize_with(
     table: Any,
     schema: Schema,
@@ -274,7 +187,7 @@ def anonymize_with(
         algorithm.set_params(class_check=diversity_check(sensitive, diversity))
     with reporting(on_progress):  # counted by the method, not a parameter: none in the release
         algorithm.fit(space, target)
-    refuse_nothing_published(algorithm)  # the lattice's top is no release
+    refuse_nothing_published(algorithm)
     if on_fitted is not None:
         on_fitted(algorithm, space)
     partition = algorithm.partition_

@@ -14,6 +14,10 @@ Warnings, one plain line each (:class:`Notice`'s ``name`` is the page's
 - ``risk-above-threshold``: records whose re-identification probability exceeds the
   threshold (prosecutor: in a class smaller than 1 / threshold; linkage attack: consistent
   with fewer than 1 / threshold original records);
+- ``published-identifying``: a column published as it is (sensitive or insensitive) that
+  looks like an identifier or free text (a name, a note; :mod:`incrowd.pipeline.cautions`):
+  k-anonymity protects the quasi-identifiers only;
+- ``blank-quasi-identifier``: a quasi-identifier published as ``*`` in every record;
 - ``suppressed`` and ``missing``: records not published, cells published with no value
   (``(missing)``, or empty);
 - ``stale`` / ``input-differs``: the files given are not those the metadata describes.
@@ -120,6 +124,7 @@ def check_release(
                 "class hold at least 2 values"
             )
             warnings.append(Notice("constant-sensitive", text))
+    warnings += _cautions(published, qi, meta, sensitive)
     threshold = risk.threshold
     above = _records_above(risk, threshold)
     if above:
@@ -175,6 +180,23 @@ def check_release(
             "nothing else needs attention."
         )
     return Check(verdict, sentence, tuple(warnings), report, spec, missing_cells)
+
+
+def _cautions(
+    published: pd.DataFrame, qi: Sequence[str], meta: ReleaseMetadata, sensitive: Sequence[str]
+) -> list[Notice]:
+    """A published column that looks like an identifier or free text, and a quasi-identifier
+    published as * in every record (the lines ``anonymize`` gives: worded for the command
+    line, as the page's other lines are)."""
+    from ..errors import cli_text
+    from ..pipeline.cautions import blank_quasi_identifiers, exposed_columns
+
+    insensitive = list((meta.schema or {}).get("insensitive") or ())
+    out = [Notice("published-identifying", cli_text(line))
+           for _, line in exposed_columns(published, list(sensitive), insensitive)]  # fmt: skip
+    out += [Notice("blank-quasi-identifier", cli_text(line))
+            for _, line in blank_quasi_identifiers(published, qi)]  # fmt: skip
+    return out
 
 
 def _records_above(risk: RiskReport, threshold: float) -> int:
