@@ -120,7 +120,7 @@ def build_report(
     risk = assess_risk(original, published, schema, metadata=meta, threshold=risk_threshold)
     check = check_release(published, qi, meta, risk, sensitive, sources)
     n_input = int(meta.n_input if meta.n_input is not None else len(original))
-    distributions = data.distributions(original, published, qi, form, meta)
+    distributions = data.distributions(original, published, qi, form, schema)
     files_ = provenance.files_of(meta, sources)
     method = provenance.method_of(meta)
     identity = provenance.identity(meta, files_, method)

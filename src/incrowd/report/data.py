@@ -2,9 +2,8 @@
 and after, the loss per attribute, the class sizes, the risk distribution and the sensitive
 values per class — each as a plot (:mod:`incrowd.report.plots`) or a small table.
 
-Counts are of records: a centers row counts for its ``count``. A quasi-identifier published
-as numbers (a microaggregated release) is drawn on the bins of the original; one published
-as intervals is shown by its most common published intervals.
+Counts are of records: a centers row counts for its ``count``. Each quasi-identifier is
+counted on the same bins before and after (:mod:`incrowd.report.before_after`).
 """
 
 from __future__ import annotations
@@ -15,15 +14,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.columns import shows_missing
+from ..data.columns import MISSING_LABEL, shows_missing
+from ..data.ranges import range_label
+from ..data.schema import Schema
 from ..errors import InputError
-from ..io.metadata import ReleaseMetadata
 from ..io.release_format import COUNT
 from ..measures.loss import parse_range
 from ..measures.risk import RiskReport
 from ..privacy.models import published_counts
 from ..release.generalize import SUPPRESSED_VALUE
 from . import plots
+from .before_after import bin_column
 
 __all__ = [
     "Plot",
@@ -37,8 +38,6 @@ __all__ = [
     "risk_plot",
 ]
 
-#: Bars per category plot: the most common values, the rest as one bar.
-TOP = 12
 #: Rows of the release shown as they are published.
 PREVIEW_ROWS = 10
 #: Column names read as a place's longitude and latitude for the map.
@@ -70,138 +69,38 @@ def _weights(published: pd.DataFrame, form: str) -> np.ndarray:
     return np.ones(len(published), dtype=np.int64)
 
 
-def _top(counts: pd.Series) -> tuple[list[str], list[float]]:
-    counts = counts[counts > 0].sort_values(ascending=False, kind="stable")
-    shown = TOP if len(counts) > TOP + 1 else TOP + 1  # one more value rather than "1 other"
-    labels = [str(v) for v in counts.index[:shown]]
-    values = [float(v) for v in counts.iloc[:shown]]
-    if len(counts) > shown:
-        labels.append(f"{len(counts) - TOP} others")
-        values.append(float(counts.iloc[TOP:].sum()))
-    return labels, values
-
-
-def _edges(values: np.ndarray) -> np.ndarray:
-    """At most 20 bins on the values' range, of whole width for whole numbers."""
-    lo, hi = float(values.min()), float(values.max())
-    if np.all(values == np.round(values)):
-        width = max(1.0, np.ceil((hi - lo + 1) / 20))
-        return np.arange(lo, hi + width + 1, width)
-    return np.histogram_bin_edges(values, bins=20)
-
-
 def distributions(
-    original: pd.DataFrame,
-    published: pd.DataFrame,
-    qi: Sequence[str],
-    form: str,
-    meta: ReleaseMetadata,
-) -> list[dict[str, Any]]:
-    """Per quasi-identifier: a plot of the input's values and one of the published."""
+    original: pd.DataFrame, published: pd.DataFrame, qi: Sequence[str], form: str,
+    schema: Schema | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Per quasi-identifier: its plots before and after, counted on the same bins
+    (:mod:`incrowd.report.before_after`), the counts themselves (``bins``: ``labels``,
+    ``before``, ``after``; then the grey bars) and the ``missing`` cells on each side."""
     weights = _weights(published, form)
+    metrics = schema.quasi_identifiers if schema is not None else {}
     out = []
     for name in qi:
-        before_col, after_col = original[name], published[name]
-        entry: dict[str, Any] = {"column": name, "note": ""}
-        # the column's type, not a parse of every cell (to_numeric on text took 1.4 s on Adult)
-        numeric = bool(
-            pd.api.types.is_numeric_dtype(before_col)
-            and len(before_col)
-            and before_col.notna().all()
-        )
-        if numeric:
-            numbers = before_col.to_numpy(dtype=float)
-            edges = _edges(numbers)
-            counts, _ = np.histogram(numbers, bins=edges)
-            labels = [f"{a:g}–{b:g}" for a, b in zip(edges[:-1], edges[1:], strict=True)]
-            entry["before"] = _plot(
-                plots.bars(
-                    labels, counts.tolist(), title=f"{name}: input", ylabel="records", xlabel=name
-                ),
-                f"{name} in the input",
-            )
-        else:
-            labels, values = _top(before_col.astype(str).value_counts())
-            entry["before"] = _plot(
-                plots.bars(labels, values, title=f"{name}: input", ylabel="records"),
-                f"{name} in the input",
-            )
-        if numeric and pd.api.types.is_numeric_dtype(after_col) and after_col.notna().all():
-            counts, _ = np.histogram(after_col.to_numpy(dtype=float), bins=edges, weights=weights)
-            after = plots.bars(
-                labels,
-                counts.tolist(),
-                title=f"{name}: published",
-                ylabel="records",
-                xlabel=name,
-                color=plots.RUST,
-            )
-        else:
-            if meta.categories and name in meta.categories:  # a global recoding: every label
-                pairs = meta.categories[name]
-                series = pd.Series([c for _, c in pairs], index=[a for a, _ in pairs])
-            else:
-                series = pd.Series(weights).groupby(after_col.astype(str).to_numpy()).sum()
-            if numeric:  # intervals, each spread evenly over the input's bins
-                values, entry["note"] = _spread(series, edges)
-                after = plots.bars(
-                    labels,
-                    values,
-                    title=f"{name}: published, spread",
-                    ylabel="records",
-                    xlabel=name,
-                    color=plots.RUST,
-                    whole=False,
-                )
-            else:
-                top_labels, top_values = _top(series)
-                after = plots.bars(
-                    top_labels,
-                    top_values,
-                    title=f"{name}: published",
-                    ylabel="records",
-                    color=plots.RUST,
-                )
-        entry["after"] = _plot(after, f"{name} as published")
-        out.append(entry)
+        binned = bin_column(name, original[name], published[name], weights, metrics.get(name))
+        labels, before, after, grey = binned.bars()
+        top = max([0.0, *before, *after])
+        whole = all(float(v).is_integer() for v in after)
+        drawn = {"labels": labels, "ylabel": "records", "top": top, "grey": grey}
+        spread = "" if whole else ", spread over the bins they cover"
+        extras = binned.extras_note()
+        note = binned.note + (f". Grey bars: {extras}" if extras else "") + "."
+        out.append({
+            "column": name, "kind": binned.kind, "note": note,
+            "bins": {"labels": labels, "before": before, "after": after, "grey": grey},
+            "missing": {"before": binned.extra_before.get(MISSING_LABEL, 0.0),
+                        "after": binned.extra_after.get(MISSING_LABEL, 0.0)},
+            "before": _plot(plots.bars(values=before, title=f"{name}: input", **drawn),
+                            f"{name} in the input", f"bar chart of {name} in the input"),
+            "after": _plot(plots.bars(values=after, title=f"{name}: published", whole=whole,
+                                      color=plots.RUST, outline=before, **drawn),
+                           f"{name} as published, on the same bins{spread}; outlined: the "
+                           "input", f"bar chart of {name} as published, the input outlined"),
+        })  # fmt: skip
     return out
-
-
-def _spread(series: pd.Series, edges: np.ndarray) -> tuple[list[float], str]:
-    """Records per bin of ``edges`` when each published interval's records are spread
-    evenly over it (a whole-number interval ``a-b`` covers ``[a, b + 1)``, as its bins do),
-    and a sentence on the intervals."""
-    whole = bool(np.all(edges == np.round(edges)))
-    out = np.zeros(len(edges) - 1)
-    widths, stars, other = [], 0, 0
-    for label, count in series.items():
-        text = str(label)
-        if text == SUPPRESSED_VALUE:
-            stars += int(count)
-            continue
-        try:
-            lo, hi = parse_range(text)
-        except InputError:
-            other += int(count)
-            continue
-        widths.append((hi - lo, int(count)))
-        top = hi + 1 if whole else hi
-        if top <= lo:  # a single number
-            i = int(np.clip(np.searchsorted(edges, lo, side="right") - 1, 0, len(out) - 1))
-            out[i] += count
-            continue
-        overlap = np.clip(np.minimum(edges[1:], top) - np.maximum(edges[:-1], lo), 0, None)
-        out += count * overlap / (top - lo)
-    note = f"{len(series):,} distinct published values, drawn with each interval's records "
-    note += "spread evenly over it"
-    if widths:
-        spans = np.repeat([w for w, _ in widths], [c for _, c in widths])
-        note += f"; the median interval spans {float(np.median(spans)):g}"
-    if stars:
-        note += f"; {stars:,} records published as * are not drawn"
-    if other:
-        note += f"; {other:,} records with another published value are not drawn"
-    return out.round(6).tolist(), note + "."
 
 
 def loss_rows(
@@ -228,7 +127,7 @@ def class_sizes_plot(sizes: np.ndarray) -> Plot | None:
     width = max(1, int(np.ceil((hi - lo + 1) / 60)))
     edges = np.arange(lo, hi + width + 1, width)
     counts, _ = np.histogram(sizes, bins=edges)
-    labels = [str(a) if width == 1 else f"{a}–{a + width - 1}" for a in edges[:-1]]
+    labels = [range_label(a, a + width - 1) for a in edges[:-1].tolist()]
     image = plots.bars(
         labels,
         counts.tolist(),
@@ -305,6 +204,15 @@ def map_plot(published: pd.DataFrame, qi: Sequence[str], form: str) -> Plot | No
         boxes = [(*parse_range(a), *parse_range(b)) for a, b in cells.itertuples(index=False)]
     except InputError:
         return None
+    finite = np.array(boxes, dtype=float)  # an open band (65+, <18) ends at the others' edges
+    if not np.isfinite(finite).all():
+        ends = np.where(np.isfinite(finite), finite, np.nan)
+        lows = np.array([np.nanmin(ends[:, :2]), np.nanmin(ends[:, 2:])])
+        highs = np.array([np.nanmax(ends[:, :2]), np.nanmax(ends[:, 2:])])
+        if not np.isfinite([*lows, *highs]).all():
+            return None
+        finite = np.clip(finite, np.repeat(lows, 2), np.repeat(highs, 2))
+        boxes = [tuple(row) for row in finite.tolist()]
     return _plot(
         plots.boxes(boxes, xlabel=lon, ylabel=lat), f"map of the {len(boxes):,} published boxes"
     )

@@ -70,13 +70,18 @@ def bars(
     whole: bool = True,
     color: str = BLUE,
     marks: Sequence[tuple[int, str]] = (),
+    top: float | None = None,
+    grey: int = 0,
+    outline: Sequence[float] = (),
 ) -> str:
     """A bar chart (one bar per label, in order) as a ``data:`` URI. ``whole``: the values
     are counts (whole-number ticks); ``marks``: (bar index, text) drawn as a red line at the
-    left edge of that bar (a threshold)."""
+    left edge of that bar (a threshold); ``top``: the scale's least top (two plots drawn to
+    one scale); ``grey``: the last bars drawn grey (counts beside the bins); ``outline``:
+    other values drawn as unfilled bars over them (the input behind the release)."""
     n = max(len(values), 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    top = max([float(v) for v in values] + [0.0])
+    top = max([float(v) for v in (*values, *outline)] + [0.0, top or 0.0])
     grid = ticks(top, whole=whole)
     scale = plot_h / grid[-1] if grid[-1] else 0.0
     slot = plot_w / n
@@ -94,11 +99,18 @@ def bars(
         if 0 < h < 1:  # a non-zero count stays visible
             h = 1.0
         x = LEFT + i * slot + gap / 2
+        fill = GREY if i >= len(values) - grey else color
         body.append(
             f'<rect x="{x:.1f}" y="{TOP + plot_h - h:.1f}" width="{max(slot - gap, 1):.1f}"'
-            f' height="{h:.1f}" fill="{color}"/>'
+            f' height="{h:.1f}" fill="{fill}"/>'
         )
-    every = max(1, math.ceil(n / 16))  # at most 16 labels under the axis
+    for i, v in enumerate(outline):
+        h, x = float(v) * scale, LEFT + i * slot + gap / 2
+        body.append(
+            f'<rect x="{x:.1f}" y="{TOP + plot_h - h:.1f}" width="{max(slot - gap, 1):.1f}"'
+            f' height="{h:.1f}" fill="none" stroke="#222" stroke-width="1"/>'
+        )
+    every = max(1, math.ceil(n / 24))  # at most 24 labels under the axis
     rotate = n > 6 or max((len(s) for s in labels), default=0) > 8
     for i, text in enumerate(labels):
         if i % every:
