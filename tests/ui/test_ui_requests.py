@@ -147,3 +147,66 @@ def test_max_upload_must_be_a_finite_number_above_0(cap):
     assert made.exit_code != 0 and made.exception is None or isinstance(made.exception,
                                                                          SystemExit)  # fmt: skip
     assert f"--max-upload {cap}" in made.output and "Traceback" not in made.output, made.output
+
+
+# a body nested too deep for the parsers, a client gone mid-upload
+
+
+@pytest.mark.parametrize("url", ["/api/runs", "/api/hierarchy?column=age", "/api/runs/x/save"])
+def test_json_nested_too_deep_is_a_400(loose, origin, url):
+    from incrowd.ui.limits import MAX_BODY
+
+    body = b"[" * 100_000 + b"]" * 100_000  # under the cap: the parser recursed past its limit
+    assert len(body) < MAX_BODY
+    response = loose.post(url, content=body, headers=origin)
+    assert one_line(response, 400) == "error: the request is not valid JSON: too deeply nested"
+    assert loose.app.state.runs.runs == {}  # type: ignore[attr-defined]
+
+
+def test_an_uploaded_job_file_nested_too_deep_is_a_400(loose, origin, local):
+    body = b'input = "t.csv"\nx = ' + b"[" * 5_000 + b"]" * 5_000 + b"\n"
+    response = loose.post("/api/upload", params={"name": "job.toml"}, content=body,
+                          headers=origin)  # fmt: skip
+    assert "not a valid job file" in one_line(response, 400)
+
+
+def test_a_client_gone_mid_upload_is_one_log_line(local, caplog):
+    """The page closed while a file was sent: one line in the terminal (not a traceback),
+    nothing kept, and the server goes on."""
+    import asyncio
+    import logging
+    from concurrent.futures import ThreadPoolExecutor
+
+    messages = [{"type": "http.request", "body": b"age,sex\n30,M\n", "more_body": True},
+                {"type": "http.disconnect"}]  # fmt: skip
+    sent = []
+
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    host = f"127.0.0.1:{local.port}"
+    scope = {"type": "http", "method": "POST", "path": "/api/upload", "raw_path": b"/api/upload",
+             "query_string": f"name=cut.csv&token={local.token}".encode(), "root_path": "",
+             "headers": [(b"host", host.encode()), (b"origin", f"http://{host}".encode())],
+             "http_version": "1.1", "scheme": "http", "server": ("127.0.0.1", local.port),
+             "client": ("127.0.0.1", 50000)}  # fmt: skip
+    with caplog.at_level(logging.WARNING), ThreadPoolExecutor(1) as pool:
+        # a loop of its own: another test's (Playwright's) may run in this thread
+        pool.submit(asyncio.run, local.app(scope, receive, send)).result()
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["incrowd ui: the upload of 'cut.csv' was cut off by the browser; nothing "
+                     "was kept"], lines  # fmt: skip
+    assert list(local.uploads.rglob("*")) == []
+
+
+def test_json_deeper_than_any_form_is_a_400(loose, origin):
+    """Parsed, but deeper than a form nests: what reads it could recurse past the limit."""
+    from incrowd.ui.limits import MAX_NESTING
+
+    deep = "[" * MAX_NESTING + "]" * MAX_NESTING
+    form = '{"input": "t.csv", "k": 2, "settings": {"params": {"x": ' + deep + "}}}"
+    response = loose.post("/api/runs", content=form.encode(), headers=origin)
+    assert one_line(response, 400) == "error: the request is not valid JSON: too deeply nested"

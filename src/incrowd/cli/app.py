@@ -91,13 +91,19 @@ def _usage_error(exc: Exception) -> int:
 
 def main() -> None:
     """Console-script entry point."""
-    # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind.
+    # A polite kill (SIGTERM) unwinds like Ctrl-C, so no temporary file is left behind; so
+    # does the terminal closing (SIGHUP), unless the command runs under nohup (ignored).
     signal.signal(signal.SIGTERM, terminate)
+    hangup = getattr(signal, "SIGHUP", None)  # not on Windows
+    if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:
+        signal.signal(hangup, terminate)
     sys.unraisablehook = quiet_unraisable
     code = run(sys.argv[1:])
     # The work is done (or undone): a kill from here on stops the process at once. Raised
     # while the interpreter shuts down, SystemExit would crash it in native teardown code.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hangup is not None and signal.getsignal(hangup) is terminate:
+        signal.signal(hangup, signal.SIG_DFL)
     sys.exit(code)
 
 

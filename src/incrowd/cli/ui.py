@@ -6,12 +6,15 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..ui.limits import MAX_UPLOAD
 from ._output import errors, out_console
+
+if TYPE_CHECKING:
+    from ..ui.server import LocalApp
 
 __all__ = ["ui"]
 
@@ -52,7 +55,21 @@ def ui(
         if not (math.isfinite(max_upload) and max_upload > 0):
             raise InputError(f"--max-upload {max_upload:g}: must be a number of MiB above 0")
         local = LocalApp(folder or [Path.cwd()], port, max_upload=int(max_upload * (1 << 20)))
+    try:  # closed also when a signal comes before it serves (serving closes it too)
+        _started(local, open_browser)
+        local.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        local.close()
+
+
+def _started(local: LocalApp, open_browser: bool) -> None:
+    """Say where the app is (and what an app killed earlier left), open the browser."""
     out_console.print(f"incrowd ui: {local.url}", soft_wrap=True, highlight=False)
+    if local.removed:  # an app killed earlier (SIGKILL, a crash) could not remove them
+        out_console.print(f"removed {len(local.removed)} temporary folder(s) left by an incrowd "
+                          "ui that was killed", highlight=False)  # fmt: skip
     out_console.print("folders: " + ", ".join(str(f) for f in local.folders.writable)
                       + " (and the demo data, read-only); Ctrl-C stops it")  # fmt: skip
     if open_browser:
@@ -61,10 +78,6 @@ def ui(
         # the browser gets a private file that forwards to the URL, not the URL itself: a
         # command line (with the token) is readable by every local user
         webbrowser.open(_forwarding_page(local.url).as_uri())
-    try:
-        local.serve()
-    except KeyboardInterrupt:
-        pass
 
 
 def _forwarding_page(url: str) -> Path:
@@ -73,9 +86,10 @@ def _forwarding_page(url: str) -> Path:
     import atexit
     import html
     import shutil
-    import tempfile
 
-    folder = Path(tempfile.mkdtemp(prefix="incrowd-ui-"))  # mode 0700
+    from ..ui.leftovers import private_folder
+
+    folder = private_folder("page")  # mode 0700
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     page = folder / "open.html"
     fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -3,7 +3,8 @@
 =======================================  ===================================================
 ``GET /``                                the page: one template, its script and style inline
 ``GET /api/choices``                     methods, release forms, roles, types, each help
-``GET /api/open?path=P[&encoding=E]``    a table or job file: rows, columns, inference
+``GET /api/open?path=P[&sep=S]...``      a table or job file: rows, columns, inference (read
+                                         with the Open form's options: sep, encoding, ...)
 ``POST /api/upload?name=N[&into=F]...``  a file sent as the body, opened as a path (``open=0``:
                                          kept, one of several sent into folder F)
 ``POST /api/hierarchy?column=C``         the levels of C's hierarchy as the form spells it
@@ -24,6 +25,7 @@ bug) 500 with the command line's ``internal error: Type: ...`` line, never a tra
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from importlib.resources import files
@@ -31,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IncrowdError, one_line
+from .form import READ_OPTIONS, form_settings
 from .limits import TooLarge, TooMany, admit_run, read_json, receive_upload
 from .runs import Runs, save
 from .security import PLAIN_NAME, Folders, Forbidden, Guard
-from .tables import choices, form_settings, open_path, preview_hierarchy
+from .tables import choices, open_path, preview_hierarchy
 
 __all__ = ["make_app"]
 
@@ -61,7 +64,7 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
@@ -116,7 +119,7 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
     async def api_open(request: Request) -> Response:
         query = request.query_params
         return await run_in_threadpool(answer, lambda: open_path(
-            folders, query.get("path", ""), query.get("encoding") or None))  # fmt: skip
+            folders, query.get("path", ""), _reading(query)))  # fmt: skip
 
     async def api_start(request: Request) -> Response:
         form = await body(request)
@@ -138,7 +141,7 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
         if query.get("open") == "0":  # one of several files: the last one sent is opened
             return JSONResponse({"into": path.parent.name}, headers=headers)
         return await run_in_threadpool(answer, lambda: open_path(
-            folders, str(path), query.get("encoding") or None))  # fmt: skip
+            folders, str(path), _reading(query)))  # fmt: skip
 
     async def api_hierarchy(request: Request) -> Response:
         form = await body(request)
@@ -206,13 +209,31 @@ def make_app(folders: Folders, token: str, port: int, uploads: Path | None = Non
         return lambda request, exc: JSONResponse({"error": f"refused: {exc}"}, status,
                                                  headers=headers)  # fmt: skip
 
+    def cut_off(request: Request, exc: Exception) -> Response:
+        """A client gone mid-request (a page closed during an upload): one line in the
+        terminal, not a traceback; an upload's part file is already removed."""
+        name = request.query_params.get("name")
+        what = f"the upload of {name!r}" if name else f"a request to {request.url.path}"
+        logging.getLogger("uvicorn.error").warning(
+            "incrowd ui: %s was cut off by the browser; nothing was kept", what)  # fmt: skip
+        return Response(status_code=400)
+
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Guard, token=token, port=port)],
-        exception_handlers={TooLarge: refused(413), TooMany: refused(429)},
+        exception_handlers={
+            TooLarge: refused(413),
+            TooMany: refused(429),
+            ClientDisconnect: cut_off,
+        },
     )
     app.state.runs = runs
     return app
+
+
+def _reading(query: Any) -> dict[str, str | None]:
+    """The Open form's reading options a request's query gives."""
+    return {name: query.get(name) for name in READ_OPTIONS}
 
 
 def _inline(text: str, end: str) -> Any:

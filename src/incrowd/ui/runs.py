@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import shutil
-import tempfile
 import threading
 import time
 import warnings
@@ -48,6 +47,7 @@ from typing import Any
 from ..errors import IncrowdWarning, InputError, one_line
 from ..pipeline import PIPELINE_STAGES, stages_done
 from ..pipeline.settings import Settings
+from .leftovers import private_folder
 
 __all__ = ["STAGES", "Run", "Runs", "save"]
 
@@ -107,7 +107,7 @@ class Runs:
         import secrets
 
         run_id = secrets.token_hex(8)
-        run = Run(run_id, job, Path(tempfile.mkdtemp(prefix="incrowd-ui-run-")))
+        run = Run(run_id, job, private_folder("run"))
         receiver, sender = self.context.Pipe(duplex=False)
         run.process = self.context.Process(target=_work, args=(job, str(run.folder), sender),
                                            daemon=True, name=f"incrowd-ui-{run_id}")  # fmt: skip
@@ -208,6 +208,7 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
     from ..report.reading import load, report_on_files
     from .compare import look
     from .tables import shown_warnings
+    from .wording import app_words
 
     def stage(name: str) -> None:
         conn.send(("stage", name))
@@ -242,7 +243,7 @@ def _work(job: Settings, folder: str, conn: Any) -> None:
             shown = look(loaded, report.measured)
         noted = shown_warnings(caught)
         done = {"release": result, "sep": sep, "verdict": report.verdict,
-                "warnings": list(dict.fromkeys([*noted, *report.warnings])),
+                "warnings": list(dict.fromkeys([*noted, *map(app_words, report.warnings)])),
                 "summary": _summary(result.metadata), "page": report.html, "name": name,
                 "inputs_sha256": hashes, "look": shown}  # fmt: skip
         conn.send(("done", done))

@@ -15,28 +15,22 @@ import functools
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IncrowdWarning, cli_text
-from ..pipeline.job_writer import COLUMN_LISTS
+from ..errors import IncrowdWarning
 from ..pipeline.settings import Settings
-from .hierarchies import hierarchy_files, hierarchy_options, resolve_specs, shown_spec
+from .form import READ_OPTIONS, ROLES, TYPES, check_shape, form_settings, read_fields, starting_form
+from .hierarchies import hierarchy_files, hierarchy_options, resolve_specs
 from .security import Folders
+from .wording import app_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ROLES", "TYPES", "choices", "form_settings", "open_path", "preview_hierarchy",
-           "shown_warning", "shown_warnings"]  # fmt: skip
+__all__ = ["choices", "open_path", "preview_hierarchy", "shown_warning", "shown_warnings"]
 
-#: The role of a column in the page → the job file's list (withheld: in no list).
-ROLES = {"quasi-identifier": "qi", "sensitive": "sensitive", "insensitive": "insensitive",
-         "identifier": "identifier", "withheld": None}  # fmt: skip
-#: A quasi-identifier's declared type in the page → the job file's list (auto: inferred).
-TYPES = {"auto": None, "category": "categorical", "number": "numeric", "code": "code",
-         "date": "date"}  # fmt: skip
 #: Rows of the table shown in the page.
 PREVIEW_ROWS = 20
 #: Values shown in a hierarchy's preview.
@@ -58,7 +52,8 @@ def choices() -> dict[str, Any]:
 
     helps = {name: Settings.option(name).help for name in Settings.names()}
     return {"methods": sorted(CATALOGUE), "releases": ["generalized", "microaggregated",
-            "centers"], "roles": list(ROLES), "types": list(TYPES), "help": helps}  # fmt: skip
+            "centers"], "roles": list(ROLES), "types": list(TYPES), "help": helps,
+            "read": read_fields()}  # fmt: skip
 
 
 @functools.cache
@@ -90,15 +85,25 @@ def warm() -> None:
         build_schema(job, table)
 
 
-def open_path(folders: Folders, text: str, encoding: str | None = None) -> dict[str, Any]:
+def open_path(folders: Folders, text: str,
+              options: Mapping[str, str | None] | None = None) -> dict[str, Any]:  # fmt: skip
     """The page's view of a table (CSV or Parquet) or of a job file (``.toml``: its table,
-    with its settings as the form): rows, columns, what is inferred of each, warnings.
+    with all its settings as the form): rows, columns, what is inferred of each, warnings.
+    The table is read with the Open form's ``options`` (:data:`~.form.READ_OPTIONS`, as
+    texts; empty: detected), which override a job file's as flags do.
 
     Raises :class:`~incrowd.ui.security.Forbidden` for a path outside ``folders`` (also the
     table a job file names), :class:`~incrowd.IncrowdError` when it cannot be read.
     """
     from ..pipeline.job import read_job
 
+    given = {name: value for name, value in (options or {}).items() if value}
+    unknown = sorted(set(given) - set(READ_OPTIONS))
+    if unknown:
+        from ..errors import InputError
+
+        raise InputError(f"the Open form: unknown setting {unknown[0]!r}")
+    reading = Settings.from_mapping(given, "the Open form")  # each checked as the CLI does
     path = folders.resolve(text)
     if path.suffix.lower() == ".toml":
         job = read_job(path)
@@ -110,17 +115,19 @@ def open_path(folders: Folders, text: str, encoding: str | None = None) -> dict[
         # its hierarchy files are already taken from the job file's folder
         job = resolve_specs(folders, job, path.parent)
         job = dataclasses.replace(job, input=str(folders.resolve(job.input)))
+        job = job.replace(**{name: getattr(reading, name) for name in READ_OPTIONS})
     else:
-        job = Settings(input=str(path), encoding=encoding or None)
+        job = dataclasses.replace(reading, input=str(path))
     view = dict(_view(job))
-    view["form"] = _form(job, view["columns"], from_job=path.suffix.lower() == ".toml")
+    view["form"] = starting_form(job, view["columns"], from_job=path.suffix.lower() == ".toml")
     view["opened"] = str(path)
     return view
 
 
 def shown_warning(message: Warning | str) -> str:
-    """A warning as the command line words it (a setting named by its flag)."""
-    return cli_text(message.marked() if isinstance(message, IncrowdWarning) else str(message))
+    """A warning as the page words it: a setting named by the page's control that sets it
+    (:func:`~.wording.app_text`), not by the command line's flag."""
+    return app_text(message.marked() if isinstance(message, IncrowdWarning) else str(message))
 
 
 def read_cached(job: Settings) -> pd.DataFrame:
@@ -200,7 +207,11 @@ def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> di
         row = column_row(inference, n_rows)
         columns.append(
             {key: row[key] for key in _SHOWN}
-            | {"role_reason": cli_text(row["role_reason"]), "examples": row["examples"][:3]}
+            | {
+                "role_reason": app_text(row["role_reason"]),
+                "examples": row["examples"][:3],
+                "warnings": [app_text(w) for w in inference.warnings],
+            }
         )
     head = table.head(PREVIEW_ROWS).astype(object).where(table.head(PREVIEW_ROWS).notna(), "")
     return {"input": job.input, "n_rows": n_rows, "columns": columns,
@@ -208,75 +219,6 @@ def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> di
             "rows": [[str(v) for v in row] for row in head.itertuples(index=False)],
             "warnings": shown_warnings(caught) + [w for c in columns for w in c["warnings"]],
             "hierarchies": hierarchy_options(table, found)}  # fmt: skip
-
-
-def _form(job: Settings, columns: list[dict[str, Any]], *, from_job: bool) -> dict[str, Any]:
-    """The form's starting state: a job file's settings, or what inspect proposes."""
-    base = Path(job.input).parent if job.input else Path()
-    per_column: dict[str, Any] = {}
-    for column in columns:
-        name = column["column"]
-        if from_job:
-            role = next((r for r, key in ROLES.items() if key and name in getattr(job, key)),
-                        "withheld")  # fmt: skip
-            kind = next((t for t, key in TYPES.items() if key and name in getattr(job, key)),
-                        "auto")  # fmt: skip
-            spec = job.hierarchy.get(name)
-        else:
-            role, kind, spec = column["role"], "auto", column["hierarchy"]
-        per_column[name] = {"role": role, "type": kind, "hierarchy": shown_spec(spec, base)}
-    model = {name: getattr(job, name) for name in
-             ("k", "l", "t", "suppression_limit", "method", "release", "seed", "encoding",
-              "sep")}  # fmt: skip
-    return {"columns": per_column, **model}
-
-
-def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
-    """The run's settings from the page's form: a job file's table built from it, read by
-    :meth:`Settings.from_mapping` (hierarchy files relative to the table's folder), then
-    checked as a run (:meth:`Settings.check_run`). Every file it names must lie inside
-    ``folders`` (:class:`~incrowd.ui.security.Forbidden`); a form of the wrong shape is an
-    :class:`~incrowd.InputError`."""
-    _check_shape(form)
-    table = folders.resolve(str(form.get("input") or ""))
-    lists: dict[str, list[str]] = {key: [] for key in COLUMN_LISTS}
-    hierarchy = {}
-    for name, column in (form.get("columns") or {}).items():
-        key = ROLES.get(column.get("role"), None)
-        if key is None:
-            continue
-        lists[key].append(name)
-        kind = TYPES.get(column.get("type") or "auto")
-        if key == "qi" and kind:
-            lists[kind].append(name)
-        if key == "qi" and (column.get("hierarchy") or "").strip():
-            hierarchy[name] = column["hierarchy"].strip()
-    data: dict[str, Any] = {"input": str(table), "columns": lists, "hierarchy": hierarchy}
-    for name in ("k", "l", "t", "suppression_limit", "seed"):
-        value = form.get(name)
-        if value not in (None, ""):
-            data[name] = _number(value)
-    for name in ("method", "release", "encoding", "sep"):
-        if form.get(name):
-            data[name] = str(form[name])
-    job = Settings.from_mapping(data, "the form", base=table.parent)
-    return resolve_specs(folders, job, table.parent).check_run()
-
-
-def _check_shape(form: dict[str, Any]) -> None:
-    """Refuse (:class:`~incrowd.InputError`) a form the page never sends: ``columns`` not
-    an object of objects of texts, a setting that is neither text nor a number."""
-    from ..errors import InputError
-
-    columns = form.get("columns") or {}
-    if not isinstance(columns, dict) or not all(
-        isinstance(c, dict) and all(isinstance(v, str | None) for v in c.values())
-        for c in columns.values()
-    ):
-        raise InputError("the form's columns must be an object of objects of texts")
-    for name, value in form.items():
-        if name != "columns" and not isinstance(value, str | int | float | None):
-            raise InputError(f"the form's {name} must be a text or a number")
 
 
 def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> dict[str, Any]:
@@ -287,13 +229,15 @@ def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> di
     from ..data.schema import Hierarchical
     from ..pipeline.job import build_schema
 
-    _check_shape(form)
+    check_shape(form)
     settings = dict(form.get("columns") or {}).get(column)
     if settings is None:
         from ..errors import SchemaError
 
         raise SchemaError(f"unknown column {column!r}")
-    one = {"input": form.get("input"), "encoding": form.get("encoding"), "sep": form.get("sep"),
+    # the table read as it was opened, with the job file's other settings (missing, ...)
+    one = {"input": form.get("input"), "settings": form.get("settings"),
+           **{name: form.get(name) for name in READ_OPTIONS},
            "columns": {column: dict(settings, role="quasi-identifier")}}  # fmt: skip
     job = form_settings(folders, one)  # k is not needed to build a hierarchy
     table = read_cached(job)  # the table opened, not read again
@@ -313,17 +257,3 @@ def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> di
             for i in list(picked)[:PREVIEW_VALUES]]  # fmt: skip
     return {"column": column, "levels": [len(labels) for labels in tree.labels], "rows": rows,
             "note": f"{tree.height} levels above the values ({tree.source})"}  # fmt: skip
-
-
-def _number(value: Any) -> Any:
-    """A number the page sent as text, as an int when whole (the job file's kinds)."""
-    if isinstance(value, int | float):
-        return value
-    text = str(value).strip()
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return text  # the settings' check names it

@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { opened: null, run: null, timer: null, going: null, ended: false, done: new Map() };
 const MODEL = ["k", "l", "t", "suppression_limit", "seed"];
+const BOUNDS = ["min_level", "max_level"];  // a quasi-identifier's levels, fields of its row
 
 async function call(method, url, data) {
   const options = { method, headers: {} };
@@ -61,10 +62,23 @@ async function choices() {
   }
 }
 
+// the Open form's reading options (the server's list: a field of Settings each); for
+// another file than the one opened, only those the user set (not those the page filled in
+// from the last opening, which belong to that file)
+function reading(path) {
+  const same = state.opened && state.opened.opened === path;
+  const out = {};
+  for (const { name } of state.choices.read) {
+    const field = $(name);
+    out[name] = same || field.dataset.given ? field.value : "";
+  }
+  return out;
+}
+
 async function openTable(event) {
   event.preventDefault();
   fail("open-error", "");
-  const query = new URLSearchParams({ path: $("path").value, encoding: $("encoding").value });
+  const query = new URLSearchParams({ path: $("path").value, ...reading($("path").value) });
   await opened(() => call("GET", "/api/open?" + query));
 }
 
@@ -95,8 +109,8 @@ async function uploadTable() {
                         "the most this app accepts");
       }
       const last = file === main[0];
-      const query = new URLSearchParams({ name: file.name, encoding: $("encoding").value,
-                                          into, open: last ? "1" : "0" });
+      const query = new URLSearchParams({ name: file.name, ...reading(null), into,
+                                          open: last ? "1" : "0" });
       const answer = await call("POST", "/api/upload?" + query, file);
       if (last) view = answer; else into = answer.into;
     }
@@ -119,6 +133,10 @@ async function opened(fetchView) {
   state.opened = view;
   $("table-title").textContent = `${view.input}: ${view.n_rows} rows, ${view.columns.length} columns`;
   list("table-warnings", view.warnings);
+  const kept = Object.entries(view.form.settings || {});  // a job file's settings with no control
+  $("job-settings").textContent = "The job file also sets (kept for the run): " +
+    kept.map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join("; ");
+  show("job-settings", kept.length > 0);
   const body = $("columns").tBodies[0];
   body.replaceChildren();
   for (const column of view.columns) {
@@ -153,6 +171,14 @@ async function opened(fetchView) {
     look.type = "button"; look.textContent = "levels"; look.className = "show levels";
     look.addEventListener("click", () => levels(column.column));
     td.appendChild(look);
+    const bounds = cell(row, "");
+    for (const name of BOUNDS) {
+      const bound = document.createElement("input");
+      bound.name = name; bound.type = "number"; bound.min = "0"; bound.className = "level";
+      bound.value = form[name] || ""; bound.placeholder = name === "min_level" ? "0" : "top";
+      bound.title = state.choices.help[name] || name;
+      bounds.appendChild(bound);
+    }
   }
   show("hierarchy-preview", false);
   const preview = $("preview");
@@ -167,7 +193,10 @@ async function opened(fetchView) {
   for (const name of MODEL) $(name).value = view.form[name] ?? "";
   $("method").value = view.form.method || "";
   $("release").value = view.form.release || "generalized";
-  $("encoding").value = view.form.encoding || $("encoding").value;
+  for (const { name } of state.choices.read) {  // what the table was read with
+    $(name).value = view.form[name] ?? "";
+    delete $(name).dataset.given;
+  }
   for (const id of ["table-step", "model-step"]) show(id);
   performance.measure("opened", { start: begun });
 }
@@ -194,10 +223,12 @@ function form() {
     const field = (name) => row.querySelector(`[name="${name}"]`).value;
     columns[row.dataset.column] = { role: field("role"), type: field("type"),
                                     hierarchy: field("hierarchy") };
+    for (const name of BOUNDS) columns[row.dataset.column][name] = field(name);
   }
+  // the table as it was opened (its reading options), and a job file's other settings
   const out = { input: state.opened.input, columns, method: $("method").value,
-                release: $("release").value, encoding: $("encoding").value,
-                sep: state.opened.form.sep || "" };
+                release: $("release").value, settings: state.opened.form.settings || {} };
+  for (const { name } of state.choices.read) out[name] = state.opened.form[name] ?? "";
   for (const name of MODEL) out[name] = $(name).value;
   return out;
 }
@@ -360,6 +391,7 @@ async function save(event) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("open-form").addEventListener("submit", openTable);
+  $("read-options").addEventListener("input", (e) => { e.target.dataset.given = "yes"; });
   $("upload").addEventListener("change", uploadTable);
   $("model-form").addEventListener("submit", run);
   $("cancel").addEventListener("click", cancel);
