@@ -268,3 +268,22 @@ def test_a_bound_a_column_cannot_take_is_refused_naming_it(cls, params, message)
         cls(k=2, **params).fit(space)
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("cls", METHODS)
+def test_the_blocks_count_one_rising_progress(cls, raw_progress) -> None:
+    """Blocked by a ceiling, the runs' counts are mapped onto one count over the blocks:
+    each rises to its total (raw, before the reporter holds it from going back)."""
+    from incrowd._runtime import reporting
+
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"age": rng.integers(0, 100, size=300).astype(str),
+                          "sex": rng.choice(["F", "M"], size=300)})  # fmt: skip
+    schema = Schema({"age": Hierarchical(AGES), "sex": Categorical()})
+    space = MetricSpace.from_table(table, schema, norm=1)
+    with reporting(lambda _done, _total: None, interval=0):
+        cls(k=4, max_level={"age": 2}).fit(space)
+    done = [d for d, _ in raw_progress]
+    assert len({total for _, total in raw_progress}) == 1
+    assert all(a <= b for a, b in zip(done, done[1:], strict=False)), done
+    assert done[-1] == raw_progress[-1][1] and len(set(done)) >= 4

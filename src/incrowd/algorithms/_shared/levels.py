@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..._runtime import progress_part
 from ...costs import GeneralizationCost
 from ...data.columns import CategoricalColumn, NumericColumn
 from ...errors import InfeasibleError, ParameterError, option
@@ -209,14 +210,16 @@ def solve_blocks(
         _infeasible(space, model, bounds, blocks, small, forced, budget, k)
     rest, kept = budget - forced, n - forced
     labels = np.full(n, -1, dtype=np.intp)
-    solved, next_label = [], 0
+    solved, next_label, done = [], 0, 0
     for b in np.flatnonzero(sizes >= k):
         rows = np.flatnonzero(blocks == b)
         part = replace(model, num=np.ascontiguousarray(model.num[rows]),
                        codes=np.ascontiguousarray(model.codes[rows]),
                        geometry=model.geometry.take(rows))  # fmt: skip
         deletions = rest * rows.size // kept if kept else 0
-        one = solve(part, NeighbourIndex(part.geometry), rows, deletions, rest)
+        with progress_part(done, done + rows.size, kept):  # one bar over the blocks
+            one = solve(part, NeighbourIndex(part.geometry), rows, deletions, rest)
+        done += rows.size
         inner = one.labels
         labels[rows] = np.where(inner >= 0, inner + next_label, -1)
         next_label += int(inner.max(initial=-1)) + 1

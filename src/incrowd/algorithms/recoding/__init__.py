@@ -301,8 +301,10 @@ class LocalRecoding(GeneralizedMethod):
             below = part if model is base else replace(base, num=part.num, codes=part.codes,
                                                          geometry=part.geometry)  # fmt: skip
             mine = None if sens is None or rows is None else sens[rows]
+            # a block searches for its share of the time
+            seconds = float(self.search_seconds) * (part.n / space.n if rows is not None else 1)
             runs.append(run(self, part, below, index, sens if rows is None else mine, ell,
-                            deletions, bound_budget))  # fmt: skip
+                            deletions, bound_budget, seconds))  # fmt: skip
             return runs[-1].solved
 
         blocked = solve_blocks(space, model, bounds, int(self.k),

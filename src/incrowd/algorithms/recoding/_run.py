@@ -68,10 +68,12 @@ def run(
     ell: int,
     deletions: int,
     bound_budget: int,
+    seconds: float,
 ) -> Run:
     """Local recoding of ``model``'s records (``base``: the cost without floors, whose
     bound is taken; ``index``: their neighbours), deleting at most ``deletions`` records;
-    the bound allows ``bound_budget`` deletions."""
+    the bound allows ``bound_budget`` deletions; ``seconds`` of search (its share of
+    ``search_seconds``)."""
     k = int(method.k)
     cm = model.kernel_args()
     n = model.n
@@ -169,7 +171,7 @@ def run(
     neighbourhoods = better = 0
     if method.search_seconds:  # never raises the cost: the guarantee below still holds
         rng = np.random.default_rng(int(method.random_state))
-        labels, neighbourhoods, better = search(labels, model, k, float(method.search_seconds), rng)
+        labels, neighbourhoods, better = search(labels, model, k, seconds, rng)
         costs[construction] = model.of(labels)
     if deletions:  # each deletion lowers the cost: the guarantee below still holds
         budgeted_deletions(labels, idx, k, deletions, model.row_cost, MAX_ROUNDS, cm, sens, ell)
