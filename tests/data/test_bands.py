@@ -118,3 +118,9 @@ def test_every_value_lies_in_the_range_its_interval_label_reads_as(ints, decimal
     for level in h.labels[1:-1]:  # the ranges of one level are apart
         ranges = sorted(read_range(label) for label in level)
         assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+
+
+def test_intervals_of_values_finer_than_a_float_tells_apart_stay_apart():
+    h = Hierarchy.from_intervals([0.30000000000000004, 0.5, 1.2, 1.7], [1])
+    ranges = sorted(read_range(label) for label in h.labels[1])
+    assert ranges[0][1] < 1 <= ranges[1][0]  # 0-0.9999999999999999, not 0-1 beside 1-2

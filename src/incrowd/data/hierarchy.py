@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import HierarchyError
 from ..io.hierarchy_csv import read_hierarchy_rows
-from .ranges import decimals, range_label
+from .ranges import decimals, last_below, range_label
 
 __all__ = ["Hierarchy", "factorize_keys", "value_key"]
 
@@ -222,7 +222,7 @@ class Hierarchy:
             row, d = [value_key(v)], Decimal(repr(v))
             for w in exact:
                 lo = origin + ((d - origin) // w) * w
-                row.append(range_label(float(lo), float(lo + w - step)))
+                row.append(range_label(float(lo), last_below(lo + w, step)))
             rows.append(row)
         return cls.from_rows(rows, source=source)
 

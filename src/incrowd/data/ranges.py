@@ -32,7 +32,7 @@ from decimal import Decimal
 
 import numpy as np
 
-__all__ = ["decimals", "format_number", "range_label", "read_range"]
+__all__ = ["decimals", "format_number", "last_below", "range_label", "read_range"]
 
 
 def format_number(x: float) -> str:
@@ -108,3 +108,16 @@ def decimals(x: float) -> int:
     ``1e-05``."""
     exponent = Decimal(repr(float(x))).normalize().as_tuple().exponent
     return max(0, -int(exponent))
+
+
+def last_below(bound: Decimal, step: Decimal) -> float:
+    """The closed top of ``[start, bound)`` for values on a grid of ``step``: ``bound − step``
+    (``999.99`` below 1000 for cents), or the float just below ``bound`` when the data's
+    precision is finer than a float tells apart there, so that the range never reaches
+    ``bound`` itself.
+
+    >>> last_below(Decimal(1000), Decimal("0.01")), last_below(Decimal(1), Decimal("1e-17"))
+    (999.99, 0.9999999999999999)
+    """
+    top = float(bound - step)
+    return min(top, float(np.nextafter(float(bound), -math.inf)))

@@ -39,7 +39,7 @@ from ..data.columns import MISSING_LABEL, shows_missing
 from ..data.dates import day_number, period_span
 from ..data.hierarchy import Hierarchy
 from ..data.hierarchy_specs import default_widths
-from ..data.ranges import decimals, format_number, range_label, read_range
+from ..data.ranges import decimals, format_number, last_below, range_label, read_range
 from ..data.schema import Categorical, Hierarchical, Numeric
 from ..release.generalize import SUPPRESSED_VALUE, parse_value_set
 
@@ -197,7 +197,7 @@ def _numbers(present: pd.Series, published: pd.Series, weights: np.ndarray,
     origin = (low / width).to_integral_value(rounding=ROUND_FLOOR) * width
     starts = [origin + i * width for i in range(int((high - origin) // width) + 1)]
     edges = np.array([float(s) for s in [*starts, starts[-1] + width]])
-    labels = [range_label(float(s), float(s + width - step)) for s in starts]
+    labels = [range_label(float(s), last_below(s + width, step)) for s in starts]
     index = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(starts) - 1)
     before = np.bincount(index, minlength=len(starts)).astype(float)
     binned = Binned("number", labels, before, np.zeros(len(starts)))
