@@ -95,6 +95,7 @@ def test_open_set_run_save_in_chromium(browser, served, tmp_path):
         assert page.get_attribute("body", "data-run") == "done", page.inner_text("#run-step")
         assert page.inner_text("#percent").startswith("100 %")
         assert page.inner_text("#verdict") in ("holds", "warnings")
+        assert "--" not in page.inner_text("#run-warnings")  # the page's controls, not flags
         frame = page.frame_locator("#report")
         assert "incrowd report" in frame.locator("h1").first.inner_text()
         # the report's own plots in the page: each of the 8 quasi-identifiers before and after,

@@ -42,9 +42,15 @@ def test_the_level_bounds_are_named_by_their_fields():
         marked = option("max_level", {"age": 1})
     except KeyError:  # pragma: no cover - FLAGS without the bounds
         pytest.skip("max_level is not a setting yet")
-    from incrowd.ui.wording import app_text
+    from incrowd.errors import cli_text
+    from incrowd.ui.wording import app_text, app_words
 
     assert app_text(marked) == "set the max level of 'age' to 1"
+    open_bound = option("max_level", {"age": ...})
+    assert app_text(f"{open_bound} bounds it") == "the max level of 'age' bounds it"
+    # the report's lines come worded for the command line: named again by the page's fields
+    assert app_words(f"{cli_text(open_bound)} bounds it") == "the max level of 'age' bounds it"
+    assert app_words("--min-level zip=2.") == "set the min level of 'zip' to 2."
 
 
 def test_an_opened_tables_warnings_name_the_pages_controls(client, tmp_path):

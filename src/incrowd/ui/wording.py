@@ -31,7 +31,7 @@ __all__ = ["app_text", "app_words"]
 #: A flag in a text, the number given it, or another value (which is left as it is).
 _FLAG = re.compile(
     r"(--[a-z][a-z-]*)(?: (?:(?P<number>[0-9]+(?:\.[0-9]+)?)|(?P<column>"
-    r"[A-Za-z_][\w.-]*)=(?P<level>[0-9]+))(?![^\s,;).])|(?P<other> [^\s(]\S*))?"
+    r"[A-Za-z_][\w.-]*)=(?P<level>[0-9]+|\.\.\.|…))(?![^\s,;).])|(?P<other> [^\s(]\S*))?"
 )
 #: A setting's Python keyword (the name a message gives) → its field of Settings.
 _FIELD = {"identifiers": "identifier", "hierarchies": "hierarchy"}
@@ -53,8 +53,8 @@ def app_words(text: str) -> str:
 
     >>> app_words("publish with --l 2 to make every class hold at least 2 values")
     'publish with l = 2 to make every class hold at least 2 values'
-    >>> app_words("--max-level age=1 bounds how far it is generalized")
-    "set the max level of 'age' to 1 bounds how far it is generalized"
+    >>> app_words("the release says nothing of it; --max-level age=... bounds how far")
+    "the release says nothing of it; the max level of 'age' bounds how far"
     """
     settings = {flag: name for name, flag in FLAGS.items()}
 
@@ -66,7 +66,8 @@ def app_words(text: str) -> str:
         if found["number"]:
             python = f"{name}={found['number']}"
         elif found["column"]:
-            python = f"{name}={{{found['column']!r}: {found['level']}}}"
+            level = "..." if found["level"] in ("...", "…") else found["level"]
+            python = f"{name}={{{found['column']!r}: {level}}}"
         return _control(python, found[0])
 
     return _FLAG.sub(named, text)
@@ -84,7 +85,9 @@ def _control(python: str, cli: str) -> str:
         label = "hierarchy" if name == "hierarchy" else LABELS[name]
         if not isinstance(value, dict):
             return f"the {label} of a column"
-        return "; ".join(f"set the {label} of {column!r}" + ("" if v is ... else f" to {v}")
+        # a bound left open is the field itself ("the max level of 'age' bounds ...")
+        return "; ".join(f"set the {label} of {column!r} to {v}" if v is not ... else
+                         f"{'set the' if name == 'hierarchy' else 'the'} {label} of {column!r}"
                          for column, v in value.items())  # fmt: skip
     if name in READ_OPTIONS:
         label = f"the Open form's {LABELS[name]}"
