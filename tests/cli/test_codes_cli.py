@@ -67,3 +67,32 @@ def test_prefix_masks_codes_of_several_lengths_and_the_release_verifies(claims, 
     assert meta["schema"]["quasi_identifiers"]["icd10"]["hierarchy"] == "prefix"
     verified = invoke("verify", out, "--k", "4")
     assert verified.exit_code == 0 and "OK" in verified.stdout, verified.output
+
+
+@pytest.mark.parametrize(
+    ("bands", "message"),
+    [("0-17,18-64,>64", "'>64' is neither a width nor a band (LO-HI with LO <= HI, <HI or LO+)"),
+     ("<18,17-64,65+", "bands '<18' and '17-64' of level 1 overlap")],
+)  # fmt: skip
+def test_a_malformed_open_band_is_one_line_and_nothing_is_written(tmp_path, bands, message):
+    path = tmp_path / "ages.csv"
+    pd.DataFrame({"age": [3, 17, 30, 64, 65, 104] * 3, "sex": ["f", "m"] * 9}).to_csv(path)
+    result = invoke("anonymize", path, "--qi", "age,sex", "--k", "3", "--out",
+                    tmp_path / "out.csv", "--hierarchy", f"age=intervals:{bands}")  # fmt: skip
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0], lines
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_open_bands_publish_as_written_and_verify(tmp_path):
+    path = tmp_path / "ages.csv"
+    pd.DataFrame({"age": [3, 17, 30, 64, 65, 104] * 3, "sex": ["f", "m"] * 9}).to_csv(path)
+    out = tmp_path / "out.csv"
+    result = invoke("anonymize", path, "--qi", "age", "--k", "6", "--out", out,
+                    "--hierarchy", "age=intervals:<18,18-64,65+", "--seed", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    published = set(pd.read_csv(out, dtype=str)["age"])
+    assert published <= {"3", "17", "30", "64", "65", "104", "<18", "18-64", "65+", "*"}
+    assert {"<18", "65+"} <= published
+    assert invoke("verify", out, "--k", "6").exit_code == 0
