@@ -95,3 +95,16 @@ def test_ncp_of_a_prefix_hierarchy_is_in_0_1_and_never_falls_up_a_path(values):
 def test_a_code_holding_the_mask_character_is_refused():
     with pytest.raises(HierarchyError, match=r"'C3\*' holds '\*'"):
         Hierarchy.from_prefix(["C34", "C3*"])
+
+
+def test_anonymize_masks_codes_of_several_lengths_from_python():
+    import incrowd
+
+    codes = ["C34", "C34.9", "C34.90", "C34.91", "J45", "J45.9", "J45.901", "J45.909"] * 3
+    table = pd.DataFrame({"icd10": codes, "group": list("abc") * 8})
+    release = incrowd.anonymize(table, qi=["icd10"], sensitive=["group"], k=3, seed=0,
+                                hierarchies={"icd10": "prefix"})  # fmt: skip
+    assert incrowd.verify(release, ["icd10"], 3).ok
+    published = set(release.table["icd10"])
+    assert published <= {*codes, "C34.9**", "C34****", "J45.90*", "J45****", "*"}
+    assert published != {"*"}
