@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import tables
 
 from incrowd import Categorical, Hierarchical, Hierarchy, MetricSpace, Numeric, Schema
 from incrowd.algorithms.forest import ForestKAnonymity
@@ -105,6 +108,38 @@ def test_every_published_cell_respects_the_bounds_and_no_record_is_lost(cls, see
     assert fitted.cost_ == pytest.approx(lean.cost(space).of(fitted.labels_))
     assert fitted.cost_ == pytest.approx(cls(k=k).cost(space).at_levels(fitted.labels_, floors))
     assert fitted.lower_bound_ <= fitted.cost_ + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(tables(min_rows=2, max_rows=30), st.sampled_from(METHODS), st.data())
+def test_any_table_is_published_within_its_bounds(drawn, cls, data) -> None:
+    """Hypothesis tables (numbers, a category, a hierarchy): bounds drawn for the category
+    and the hierarchy, a suppression limit; the release keeps them and k, and suppresses
+    only within the limit — or the bound is refused as infeasible, naming it."""
+    from incrowd import release_generalized
+
+    table, schema, k = drawn
+    space = MetricSpace.from_table(table, schema, norm=1)
+    tops = {"sex": 1, "letter": 2}
+    qis = [q for q in tops if q in schema.qi_names]
+    low = {q: data.draw(st.integers(0, tops[q])) for q in qis if data.draw(st.booleans())}
+    high = {q: data.draw(st.integers(low.get(q, 0), tops[q])) for q in qis
+            if data.draw(st.booleans())}  # fmt: skip
+    limit = data.draw(st.sampled_from([0.0, 0.25, 1.0]))
+    method = cls(k=k, min_level=low, max_level=high, suppression_limit=limit)
+    try:
+        fitted = method.fit(space)
+    except InfeasibleError as exc:
+        assert "max_level" in str(exc) and high
+        return
+    assert_within(space, fitted, k, low, high)
+    assert fitted.partition_.n_suppressed <= outlier_budget(limit, space.n)
+    floors = [low.get(name) for name in schema.qi_names]
+    out = release_generalized(table, fitted.partition_, schema, columns=space.columns,
+                              floors=floors)  # fmt: skip
+    assert len(out.table) + fitted.partition_.n_suppressed == len(table)  # no record lost
+    if low.get("letter", 0) >= 1:  # no value below its floor ("e" is its own parent)
+        assert not set(out.table["letter"]) & set("abcd")
 
 
 @pytest.mark.parametrize("cls", METHODS)

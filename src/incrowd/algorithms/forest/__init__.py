@@ -281,7 +281,9 @@ class ForestKAnonymity(GeneralizedMethod):
         self.lower_bound_ = blocked.lower_bound
         self.forest_weight_ = sum(crowds.weight for crowds, _, _ in runs)
         self.n_stuck_ = sum(crowds.n_stuck for crowds, _, _ in runs)
-        self.max_tree_size_ = max(crowds.max_tree_size for crowds, _, _ in runs)
+        self.max_tree_size_ = max(
+            (crowds.max_tree_size for crowds, _, _ in runs), default=size_limit(k)
+        )  # no run: every block suppressed
         paper = np.full(space.n, -1, dtype=np.intp)
         for crowds, _, rows in runs:  # the paper's crowds of every block, numbered apart
             inner = np.where(crowds.paper >= 0, crowds.paper + paper.max() + 1, -1)

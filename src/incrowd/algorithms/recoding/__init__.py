@@ -141,7 +141,8 @@ class LocalRecoding(GeneralizedMethod):
     cost_ : float, the generalization cost (its NCP times ``n · |Q|`` with unit weights and
         ``loss="ncp"``)
     construction_ : str, ``"forest"``, ``"specialization"`` or ``"factor"``: which was
-        cheapest
+        cheapest (in most blocks, with level bounds; ``"suppression"`` when every block was
+        under ``k``)
     paper_cost_ : float or None, the cost of the forest algorithm alone, when it ran
     search_neighbourhoods_, search_improved_ : int, neighbourhoods the search tried and
         improved (0 without one)
@@ -311,9 +312,10 @@ class LocalRecoding(GeneralizedMethod):
                                float(self.suppression_limit), solve)  # fmt: skip
         papers = [r.paper_cost for r in runs]
         self.paper_cost_ = None if None in papers else float(sum(papers))  # type: ignore[arg-type]
-        self.max_tree_size_ = max(r.max_tree_size for r in runs)
-        self.construction_ = max((r.construction for r in runs),
-                                 key=[r.construction for r in runs].count)  # fmt: skip
+        # (no run: every block under k, all suppressed within the limit)
+        self.max_tree_size_ = max((r.max_tree_size for r in runs), default=size_limit(int(self.k)))
+        built = [r.construction for r in runs]
+        self.construction_ = max(built, key=built.count, default="suppression")
         self.search_neighbourhoods_ = sum(r.neighbourhoods for r in runs)
         self.search_improved_ = sum(r.improved for r in runs)
         self.n_level_suppressed_ = blocked.n_forced
