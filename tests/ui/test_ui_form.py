@@ -181,3 +181,13 @@ def test_no_input_table_is_refused_before_a_worker_starts(client, origin, local,
     assert answer.status_code == 400
     assert answer.json()["error"] == "error: no input table given"
     assert local.app.state.runs.runs == {}
+
+
+def test_a_blockwise_job_file_is_refused_at_run_not_run_in_one_piece(client, origin, work, local):
+    (work / "blocks.toml").write_text(JOB.replace("k = 2\n", "k = 2\nblocks = 2\n"))
+    view = client.get("/api/open", params={"path": str(work / "blocks.toml")}).json()
+    assert view["form"]["settings"]["blocks"] == 2
+    answer = client.post("/api/runs", json=dict(view["form"], input=view["input"]),
+                         headers=origin)  # fmt: skip
+    assert answer.status_code == 400 and "not blockwise" in answer.json()["error"]
+    assert local.app.state.runs.runs == {}

@@ -134,6 +134,10 @@ def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
         if value not in (None, ""):
             data[name] = _number(value) if name in _NUMBERS else str(value)
     job = Settings.from_mapping(data, "the form", base=table.parent)
+    if job.blocked:  # the worker runs the table in one piece: not what the job file asks
+        msg = ("the app runs a table in one piece, not blockwise: run this job file with "
+               "incrowd anonymize --config FILE, or leave out its blockwise settings")  # fmt: skip
+        raise InputError(msg)
     return resolve_specs(folders, job, table.parent).check_run()
 
 

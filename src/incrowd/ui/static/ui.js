@@ -64,7 +64,7 @@ async function choices() {
 
 // the Open form's reading options (the server's list: a field of Settings each); for
 // another file than the one opened, only those the user set (not those the page filled in
-// from the last opening, which belong to that file)
+// from a job file opened, which belong to it)
 function reading(path) {
   const same = state.opened && state.opened.opened === path;
   const out = {};
@@ -193,10 +193,9 @@ async function opened(fetchView) {
   for (const name of MODEL) $(name).value = view.form[name] ?? "";
   $("method").value = view.form.method || "";
   $("release").value = view.form.release || "generalized";
-  for (const { name } of state.choices.read) {  // what the table was read with
-    $(name).value = view.form[name] ?? "";
-    delete $(name).dataset.given;
-  }
+  // what the table was read with (a field the user set keeps its mark: it goes with the
+  // next file opened too; one the page filled in from a job file does not)
+  for (const { name } of state.choices.read) $(name).value = view.form[name] ?? "";
   for (const id of ["table-step", "model-step"]) show(id);
   performance.measure("opened", { start: begun });
 }
