@@ -63,8 +63,8 @@ def read_fields() -> list[dict[str, Any]]:
         option = Settings.option(name)
         check = Settings.__dataclass_fields__[name].metadata["check"]
         values = [str(v) for v in check.values] if isinstance(check, OneOf) else []
-        # no default: detected; no tokens: the usual ones only (the help lists them)
-        placeholder = option.shown or ("detected" if option.default is None else "the usual")
+        # no default: detected (the tooltip says how); no tokens: the usual ones (it lists them)
+        placeholder = "detected" if option.default is None else option.shown or "the usual"
         out.append({"name": name, "label": LABELS[name], "help": option.help,
                     "shown": option.shown or placeholder, "placeholder": placeholder,
                     "values": values})  # fmt: skip
