@@ -43,8 +43,10 @@ def test_the_steward_path_on_a_messy_extract(tmp_path, seed):
     written = tomllib.loads(job.read_text())
     assert extract.sentinel in written.get("na_values", []), job.read_text()
     # the proposal publishes no name, id or note
-    published_raw = set(written.get("insensitive", [])) | set(written.get("sensitive", []))
+    roles = written["columns"]
+    published_raw = set(roles.get("insensitive", [])) | set(roles.get("sensitive", []))
     assert not published_raw & set(extract.identifiers), job.read_text()
+    assert set(extract.identifiers) <= set(roles["identifier"]), job.read_text()
 
     out = tmp_path / "release.csv"
     qi = ",".join(extract.qi)
@@ -82,3 +84,19 @@ def test_the_steward_path_on_a_messy_extract(tmp_path, seed):
     )
     for name in extract.names[:200]:
         assert name not in written_text
+
+
+def test_flags_over_a_proposed_job_file_leave_its_other_columns_types_unused(tmp_path):
+    """--qi over a job file that types other columns: those types are not used, one line
+    says so (the run failed with "declared categorical but is not a quasi-identifier")."""
+    extract = write_claims_extract(tmp_path / "claims.csv", 400, seed=1)
+    job = tmp_path / "incrowd.toml"
+    assert invoke("inspect", extract.path, "--write", job).exit_code == 0
+    out = tmp_path / "release.csv"
+    made = invoke("anonymize", "--config", job, "--qi", "age,transport", "--sensitive",
+                  extract.sensitive, "--k", "5", "--out", out)  # fmt: skip
+    assert made.exit_code == 0, made.output
+    unused = [line for line in made.stderr.splitlines() if "not used" in line]
+    assert len(unused) == 1 and "'zip'" in unused[0] and "--qi" in unused[0], made.stderr
+    release = pd.read_csv(out, sep=None, engine="python", dtype=str, keep_default_na=False)
+    assert set(release.columns) == {"age", "transport", extract.sensitive}

@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import json
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IncrowdError, InputError, SchemaError, option
+from ..errors import IncrowdError, IncrowdWarning, InputError, SchemaError, option
 from ..params import parse_levels
 from .settings import Settings
 
@@ -259,9 +260,7 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
         if name not in columns:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
-        if name not in job.qi:
-            msg = f"column {name!r} has a hierarchy but is not a quasi-identifier ({option('qi')})"
-            raise SchemaError(msg)
+    described = _described_qis(job, columns)
     # the hierarchies are built from the cells as their types read them (Schema.infer)
     schema = Schema.infer(
         table,
@@ -269,11 +268,11 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
         sensitive=job.sensitive,
         insensitive=job.insensitive,
         identifiers=job.identifier,
-        hierarchies=dict(job.hierarchy),
-        categorical=job.categorical,
-        numeric=job.numeric,
-        code=job.code,
-        date=job.date,
+        hierarchies={n: h for n, h in job.hierarchy.items() if n in described},
+        categorical=[n for n in job.categorical if n in described],
+        numeric=[n for n in job.numeric if n in described],
+        code=[n for n in job.code if n in described],
+        date=[n for n in job.date if n in described],
         thousands=job.thousands,
         decimal=job.decimal,
         date_format=job.date_format,
@@ -281,6 +280,24 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
         columns=columns,
     )
     return with_weights(schema, job.weights)
+
+
+def _described_qis(job: Settings, columns: Sequence[str]) -> set[str]:
+    """The columns whose type or hierarchy this run uses: every name the type lists and
+    ``[hierarchy]`` give, but a column of the table that is no quasi-identifier in this run
+    (a job file written for other roles, ``--qi`` given over it) is left out with one
+    warning line; a name the table lacks stays, for the schema to refuse."""
+    named = dict.fromkeys([*job.hierarchy, *job.categorical, *job.numeric, *job.code, *job.date])
+    unused = [n for n in named if n in columns and n not in job.qi]
+    if unused:
+        names = ", ".join(map(repr, unused))
+        warnings.warn(
+            f"column(s) {names} have a type or hierarchy but are not quasi-identifiers in this "
+            f"run: not used ({option('qi')} makes one a quasi-identifier)",
+            IncrowdWarning,
+            stacklevel=3,
+        )
+    return set(named) - set(unused)
 
 
 def parse_weights(items: Mapping[str, Any]) -> dict[str, float]:
