@@ -42,7 +42,7 @@ def test_what_a_job_may_hold_is_read(tmp_path):
 @pytest.mark.parametrize("depth", [100_000, 1_000, MAX_NESTING])
 def test_a_deeply_nested_json_job_is_refused(depth):
     """The app's ``POST /api/runs`` with 100,000 nested brackets (under its 1 MiB cap)
-    answered a bare 500; it reads the body with this function."""
+    answered a bare 500; it reads the body with ``loads_bounded``, as this function does."""
     body = '{"settings": {"params": {"x": ' + _nested(depth) + "}}}"
     with pytest.raises(InputError, match="the request: not a valid job file: .*nested"):
         parse_json_job(body.encode(), "the request")
@@ -54,6 +54,23 @@ def test_a_json_job_is_an_object():
     for raw in (b"[1]", b"{", b"\xff", b'"x"'):
         with pytest.raises(InputError, match="the request: not a valid job file"):
             parse_json_job(raw, "the request")
+
+
+def test_one_depth_check_reads_json_and_toml():
+    """The job file, a job as JSON and the app's request bodies share ``loads_bounded``: a
+    value nested exactly ``MAX_NESTING`` deep is read, one level more is refused."""
+    import json
+    import tomllib
+
+    from incrowd.pipeline.job import NestedTooDeep, loads_bounded
+
+    assert loads_bounded(json.loads, _nested(MAX_NESTING)) == json.loads(_nested(MAX_NESTING))
+    for parse, text in ((json.loads, _nested(MAX_NESTING + 1)),
+                        (tomllib.loads, f"x = {_nested(MAX_NESTING)}")):  # fmt: skip
+        with pytest.raises(NestedTooDeep):
+            loads_bounded(parse, text)
+    with pytest.raises(json.JSONDecodeError):  # the parser's own error, not NestedTooDeep
+        loads_bounded(json.loads, "{")
 
 
 def test_a_folder_or_a_device_is_no_job_file(tmp_path):

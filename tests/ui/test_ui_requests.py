@@ -204,7 +204,7 @@ def test_a_client_gone_mid_upload_is_one_log_line(local, caplog):
 
 def test_json_deeper_than_any_form_is_a_400(loose, origin):
     """Parsed, but deeper than a form nests: what reads it could recurse past the limit."""
-    from incrowd.ui.limits import MAX_NESTING
+    from incrowd.pipeline.job import MAX_NESTING
 
     deep = "[" * MAX_NESTING + "]" * MAX_NESTING
     form = '{"input": "t.csv", "k": 2, "settings": {"params": {"x": ' + deep + "}}}"

@@ -69,8 +69,10 @@ if TYPE_CHECKING:  # imported where used: ``incrowd --help`` reads the defaults 
 
 __all__ = [
     "MAX_NESTING",
+    "NestedTooDeep",
     "build_schema",
     "job_from_mapping",
+    "loads_bounded",
     "parse_json_job",
     "parse_weights",
     "read_job",
@@ -110,7 +112,7 @@ def read_job(path: str | Path) -> Settings:
 
 
 def parse_json_job(raw: bytes | str, where: str) -> dict[str, Any]:
-    """The JSON object ``raw`` holds (a job sent to the browser app; empty: ``{}``), refused
+    """The JSON object ``raw`` holds (a job sent as JSON; empty: ``{}``), refused
     as a job file is — not JSON, not an object, nested deeper than :data:`MAX_NESTING` —
     with an :class:`~incrowd.InputError` naming ``where``."""
     data = _parsed(json.loads, lambda: raw or b"{}", where)
@@ -121,27 +123,39 @@ def parse_json_job(raw: bytes | str, where: str) -> dict[str, Any]:
 
 
 def _parsed(parse: Callable[[Any], Any], text: Callable[[], Any], where: str) -> Any:
-    """``parse(text())``, its errors one :class:`~incrowd.InputError` each: a parser that
-    recurses per level gives out on deep nesting, which only says the file is no job."""
+    """``parse(text())``, its errors one :class:`~incrowd.InputError` each."""
     try:
-        data = parse(text())
-    except RecursionError:
-        data = None
-        deep = True
+        return loads_bounded(parse, text())
+    except NestedTooDeep:
+        msg = f"{where}: not a valid job file: nested deeper than {MAX_NESTING} levels"
+        raise InputError(msg) from None
     except ValueError as exc:  # TOMLDecodeError, JSONDecodeError, UnicodeDecodeError
         msg = f"{where}: not a valid job file: {exc}"
         raise InputError(msg) from None
-    else:
-        deep = _depth_over(data, MAX_NESTING)
-    if deep:
-        msg = f"{where}: not a valid job file: nested deeper than {MAX_NESTING} levels"
-        raise InputError(msg)
+
+
+class NestedTooDeep(ValueError):
+    """Tables and lists nested deeper than :data:`MAX_NESTING` (each caller words it)."""
+
+
+def loads_bounded(parse: Callable[[Any], Any], text: Any) -> Any:
+    """``parse(text)`` (``json.loads``, ``tomllib.loads``), :class:`NestedTooDeep` when it
+    nests deeper than :data:`MAX_NESTING`: a parser that recurses per level gives out on
+    deep nesting (a RecursionError), and what reads the value could too. The parser's own
+    errors (ValueError) pass through. The job file, a job as JSON and the browser app's
+    request bodies are read with it."""
+    try:
+        data = parse(text)
+    except RecursionError:
+        raise NestedTooDeep from None
+    if _depth_over(data, MAX_NESTING):
+        raise NestedTooDeep
     return data
 
 
 def _depth_over(data: Any, limit: int) -> bool:
     """Whether tables and lists nest in ``data`` deeper than ``limit`` (level by level, not
-    recursively)."""
+    recursively: a depth past Python's recursion limit is counted too)."""
     level, depth = [data], 0
     while level:
         containers = [v for v in level if isinstance(v, dict | list)]

@@ -29,17 +29,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
+from ..pipeline.job import NestedTooDeep, loads_bounded
 from .security import PLAIN_NAME
 
-__all__ = ["MAX_BODY", "MAX_NESTING", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD",
+__all__ = ["MAX_BODY", "MAX_RUNNING", "MAX_RUNS", "MAX_UPLOAD",
            "MAX_UPLOAD_FILES", "TooLarge", "TooMany", "admit_run", "read_json",
            "receive_upload"]  # fmt: skip
 
 #: The largest JSON body the app reads (a form of a few hundred columns fits).
 MAX_BODY = 1 << 20
-#: The deepest a JSON body nests (a form: the form, its columns, a column, a value; a job
-#: file's settings, a parameter's list of lists).
-MAX_NESTING = 32
 #: The largest upload by default (``incrowd ui --max-upload MB``).
 MAX_UPLOAD = 200 << 20
 #: Runs a session keeps (their releases and reports stay in memory until the app stops).
@@ -91,28 +89,17 @@ async def read_json(request: Any, cap: int = MAX_BODY) -> dict[str, Any]:
     :class:`~incrowd.InputError` for anything but a JSON object (answered 400)."""
     raw = b"".join([c async for c in _capped(request.headers, request.stream(), cap,
                                              "the request")])  # fmt: skip
+    # nested deeper than a job may be (pipeline.job.MAX_NESTING): what reads it could
+    # recurse past Python's limit
     try:
-        data = json.loads(raw or b"{}")
-        deep = _nesting(data) > MAX_NESTING
+        data = loads_bounded(json.loads, raw or b"{}")
+    except NestedTooDeep:
+        raise InputError("the request is not valid JSON: too deeply nested") from None
     except ValueError:  # not JSON, or not UTF-8
-        data, deep = None, False
-    except RecursionError:  # the parser recurses per level: 1 MiB of brackets is too many
-        data, deep = None, True
-    if deep:  # deeper than any form: what reads it could recurse past Python's limit
-        raise InputError("the request is not valid JSON: too deeply nested")
+        data = None
     if not isinstance(data, dict):
         raise InputError("the request is not a JSON object")
     return data
-
-
-def _nesting(data: Any) -> int:
-    """How deep objects and arrays nest in ``data`` (counted level by level, not recursively:
-    a depth past Python's recursion limit is counted too)."""
-    level, depth = [data], 0
-    while level := [v for v in level if isinstance(v, dict | list)]:
-        depth += 1
-        level = [x for v in level for x in (v.values() if isinstance(v, dict) else v)]
-    return depth
 
 
 async def receive_upload(request: Any, folder: Path, name: str, cap: int,
