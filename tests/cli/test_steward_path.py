@@ -100,3 +100,20 @@ def test_flags_over_a_proposed_job_file_leave_its_other_columns_types_unused(tmp
     assert len(unused) == 1 and "'zip'" in unused[0] and "--qi" in unused[0], made.stderr
     release = pd.read_csv(out, sep=None, engine="python", dtype=str, keep_default_na=False)
     assert set(release.columns) == {"age", "transport", extract.sensitive}
+
+
+def test_the_proposed_roles_released_and_reported_warn_of_no_identifying_column(tmp_path):
+    """The job file as inspect proposed it: its sensitive amounts (with gaps, published as
+    "(missing)") are no identifier to the report, as they are none to anonymize."""
+    extract = write_claims_extract(tmp_path / "claims.csv", 400, seed=2)
+    job = tmp_path / "incrowd.toml"
+    assert invoke("inspect", extract.path, "--write", job).exit_code == 0
+    out, report = tmp_path / "release.csv", tmp_path / "report.html"
+    made = invoke("anonymize", "--config", job, "--k", "5", "--out", out)
+    assert made.exit_code == 0, made.output
+    assert "published as it is" not in made.stderr, made.stderr
+    release = pd.read_csv(out, sep=None, engine="python", dtype=str, keep_default_na=False)
+    assert "amount" in release.columns and (release["amount"] == "(missing)").any()
+    reported = invoke("report", extract.path, out, "--out", report)
+    assert reported.exit_code == 0, reported.output
+    assert 'data-warning="published-identifying"' not in report.read_text(encoding="utf-8")

@@ -81,9 +81,29 @@ def test_the_command_line_prints_the_line(tmp_path):
 
 
 @pytest.mark.parametrize("stars", [["*", "*"], ["*", "1*"]])
-def test_no_warning_when_every_record_is_suppressed_or_a_value_is_kept(stars):
+def test_one_line_when_every_quasi_identifier_is_star_none_for_a_value_kept(stars):
     from incrowd.pipeline.cautions import blank_quasi_identifiers
 
     table = pd.DataFrame({"a": stars, "b": ["*", "*"]})
-    assert [name for name, _ in blank_quasi_identifiers(table, ["a", "b"])] == (
-        [] if stars[1] == "*" else ["b"])  # fmt: skip
+    found = blank_quasi_identifiers(table, ["a", "b"])
+    if stars[1] == "*":
+        assert len(found) == 1 and found[0][1].startswith("every quasi-identifier"), found
+    else:
+        assert [name for name, _ in found] == ["b"]
+
+
+def test_every_quasi_identifier_generalized_away_by_local_recoding_is_one_line():
+    """One crowd of every record, every quasi-identifier *: one line, not silence (the case
+    was taken for 'every record suppressed' and said nothing)."""
+    table = pd.DataFrame({"sex": list("fmfmff"), "city": list("abcdef")})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", IncrowdWarning)
+        release = incrowd.anonymize(table, qi=["sex", "city"], k=6, seed=0)
+    said = [str(w.message) for w in seen if issubclass(w.category, IncrowdWarning)]
+    assert release.metadata.n_suppressed == 0 and (release.table == "*").all().all()
+    lines = [w for w in said if "every quasi-identifier is published as *" in w]
+    assert len(lines) == 1, said
+    schema = incrowd.Schema.infer(table, ["sex", "city"])
+    report = build_report(table, release.table, schema, release.metadata)
+    assert report.verdict == "warnings"
+    assert 'data-warning="blank-quasi-identifier"' in report.html

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io.missing import NA_TOKENS
+
 __all__ = ["ClaimsExtract", "write_claims_extract"]
 
 FIRST = ("Jan", "Anna", "Müller", "Françoise", "José", "Björn", "Zoë", "Piet", "Chloé", "Ana")
@@ -32,8 +34,6 @@ ICD10 = {
     "I10": "circulatory", "I21.4": "circulatory", "I25.10": "circulatory",
     "S72.001A": "injury", "S52.5": "injury", "F32.9": "mental", "F41.1": "mental",
 }  # fmt: skip
-#: Tokens R and pandas read as missing, one of which an extract uses.
-COMMON_MISSING = ("NA", "N/A", "null", "NULL", "NaN", "None", "?", "-")
 #: A frequent sentinel written in the number and date columns of one extract.
 SENTINELS = ("unknown", "onbekend", "inconnu", "unbekannt")
 
@@ -86,13 +86,14 @@ def write_claims_extract(
     """Write a messy ``n``-record claims extract to ``path`` (latin-1) and say what it holds.
 
     Even seeds write ``;`` with ``1.234,50`` amounts, odd seeds ``,`` with ``"1,234.50"``;
-    each seed picks its missing-value token (one of :data:`COMMON_MISSING`, beside empty
+    each seed picks its missing-value token (one of the tokens read as missing by
+    default, :data:`incrowd.io.missing.NA_TOKENS`, beside empty
     cells), its sentinel (one of :data:`SENTINELS`) in the age and date columns, and its
     header spellings.
     """
     rng = np.random.default_rng(seed)
     sep, decimal = (";", ",") if seed % 2 == 0 else (",", ".")
-    token = COMMON_MISSING[seed % len(COMMON_MISSING)]
+    token = NA_TOKENS[seed % len(NA_TOKENS)]
     sentinel = SENTINELS[seed % len(SENTINELS)]
     name_col = ("patient_name", "Name", "naam_patient")[seed % 3]
     notes_col = ("notes", "Bemerkung", "opmerking")[seed % 3]

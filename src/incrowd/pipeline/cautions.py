@@ -21,14 +21,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..data.columns import shows_missing
 from ..errors import IncrowdError, option
+from ..io.metadata import STAR
 from .homogeneity import homogeneity_warnings
 
 __all__ = ["blank_quasi_identifiers", "exposed_columns", "run_warnings"]
-
-#: How a suppressed or fully generalized cell is published.
-STAR = "*"
-
 
 def exposed_columns(
     table: Any, sensitive: Sequence[str], insensitive: Sequence[str]
@@ -63,19 +61,24 @@ def _inferred(table: Any, name: str) -> tuple[Any, int]:
 
     if not isinstance(table, pd.DataFrame):
         return Inference(name, ColumnType("category"), 0, 0, (), (), ""), 0
+    # a release spells a missing cell "(missing)": judged as missing, as the input's is
+    column = table[name].mask(shows_missing(table[name]))
     try:
-        return infer_column(table[name], name), len(table)
+        return infer_column(column, name), len(table)
     except IncrowdError:  # numbers with some text: judged as the labels they are
-        return infer_column(table[name], name, declared="category"), len(table)
+        return infer_column(column, name, declared="category"), len(table)
 
 
 def blank_quasi_identifiers(table: pd.DataFrame, qi: Sequence[str]) -> list[tuple[str, str]]:
     """``(column, line)`` per quasi-identifier of a generalized release published as ``*``
-    in every record (none when every one is: every record is suppressed, said apart).
+    in every record; one line for them all when every one is (one crowd of every record,
+    or every record suppressed as a row of ``*``: the release says nothing of anyone).
 
     >>> frame = pd.DataFrame({"age": ["*", "*"], "zip": ["021*", "*"]})
     >>> blank_quasi_identifiers(frame, ["age", "zip"])[0][0]
     'age'
+    >>> blank_quasi_identifiers(frame[["age"]], ["age"])[0][1][:40]
+    'every quasi-identifier is published as *'
     """
     names = [name for name in qi if name in table.columns]
     if not len(table) or not names:
@@ -83,7 +86,10 @@ def blank_quasi_identifiers(table: pd.DataFrame, qi: Sequence[str]) -> list[tupl
     blank = [name for name in names
              if table[name].astype(str).str.strip().eq(STAR).all()]  # fmt: skip
     if len(blank) == len(names):
-        return []
+        line = (f"every quasi-identifier is published as {STAR} in every record: the release "
+                f"says nothing of anyone; a smaller {option('k')} or "
+                f"{option('max_level', {names[0]: ...})} keeps some of them")  # fmt: skip
+        return [(names[0], line)]
     return [(name, f"quasi-identifier {name!r} is published as {STAR} in every record: the "
                    f"release says nothing of it; {option('max_level', {name: ...})} bounds "
                    "how far it is generalized") for name in blank]  # fmt: skip
