@@ -468,3 +468,23 @@ def test_the_factor_methods_say_nothing_of_matplotlib_without_a_writable_home(tm
     assert done.returncode == 0, done.stderr
     assert "matplotlib" not in done.stderr.lower(), done.stderr
     assert done.stderr == "", done.stderr
+
+
+def test_a_process_runs_until_it_ended(tmp_path):
+    """The one check the app's leftover folders and the commit protocol's temporaries use: a
+    zombie (ended, not reaped) and a reaped process are gone; this process, and an id we may
+    not signal or that is no process id, are left alone."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    with open(f"/proc/{child.pid}/stat") as fh:
+        while fh.read().rsplit(")", 1)[-1].split()[0] != "Z":
+            fh.seek(0)
+    assert not _runtime.process_running(child.pid)
+    child.wait()
+    assert not _runtime.process_running(child.pid)
+    assert _runtime.process_running(os.getpid())
+    assert _runtime.process_running(1 << 80)  # OverflowError: no process id, left alone
+    if os.geteuid() != 0:
+        assert _runtime.process_running(1)  # another user's (init): not ours to signal

@@ -146,6 +146,24 @@ def test_dead_processes_temporaries_are_removed_by_the_next_write(tmp_path):
     assert not stale.exists() and live.exists()
 
 
+def test_a_killed_writer_not_yet_reaped_is_gone_too(tmp_path):
+    """A writer killed but not reaped (a zombie) writes nothing more: its temporary goes; an
+    id that is no process id (past the kernel's range) is left alone."""
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        with open(f"/proc/{zombie.pid}/stat") as fh:  # ended, not waited for: a zombie
+            while fh.read().rsplit(")", 1)[-1].split()[0] != "Z":
+                fh.seek(0)
+        stale = tmp_path / f".r.csv.incrowd-{zombie.pid}-abcd.tmp"
+        stale.write_text("half a table")
+        huge = tmp_path / f".r.csv.incrowd-{1 << 80}-abcd.tmp"
+        huge.write_text("not ours to judge")
+        release().write(tmp_path / "r.csv")
+        assert not stale.exists() and huge.exists()
+    finally:
+        zombie.wait()
+
+
 def test_any_write_into_a_folder_removes_every_dead_processes_temporary(tmp_path):
     """A SIGKILL leaves hidden temporaries of ``rel.csv``; a later run that writes another
     file of the folder removes them (issue 43), after finishing any committed group: a dead

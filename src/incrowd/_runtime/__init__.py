@@ -46,6 +46,7 @@ from .progress import progress_part, report_progress, reporting
 __all__ = [
     "available_cpus", "available_memory", "threads", "jit", "variant", "chunked", "chunks",
     "in_background", "progress_part", "report_progress", "reporting", "matplotlib_quiet",
+    "process_running",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -100,6 +101,25 @@ def available_memory() -> int:
     if free is None:  # pragma: no cover - not Linux
         free = 4 << 30
     return max(free, 0)
+
+
+def process_running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (this one does; another user's
+    counts): a writer whose temporaries, or an app whose folders, are left alone. A zombie
+    (ended, not yet reaped) is gone; an id that is no process id, or that we may not
+    signal, is left alone (True)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # not ours to signal (or no process id): left alone
+        return True
+    with contextlib.suppress(OSError):  # a zombie (killed, not yet reaped) is gone
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    return True
 
 
 def threads() -> int:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__: list[str] = []
+__all__ = ["distrust"]
 
 
 def _others_may_write(info: os.stat_result) -> bool:
@@ -38,7 +38,7 @@ def _others_may_write(info: os.stat_result) -> bool:
                 and set(group.gr_mem) <= {user.pw_name})  # fmt: skip
 
 
-def _distrust(folder: Path, info: os.stat_result) -> str | None:
+def distrust(folder: Path, info: os.stat_result) -> str | None:
     """Why files in ``folder`` may have been written by someone else (None: they cannot)."""
     if stat.S_ISLNK(info.st_mode):
         return "a symbolic link"
@@ -88,7 +88,7 @@ def _private_folder(folder: Path) -> bool:
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=0o700)
         info = os.lstat(folder)
-        why = _distrust(folder, info) if hasattr(os, "geteuid") else None
+        why = distrust(folder, info) if hasattr(os, "geteuid") else None
     except OSError:
         return False
     if why is not None:

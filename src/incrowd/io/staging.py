@@ -19,10 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from .._runtime import process_running
 from ..errors import OutputError
 
 __all__ = [
-    "HOST", "TEMPORARY", "Staged", "alive", "install", "reason", "remove",
+    "HOST", "TEMPORARY", "Staged", "install", "reason", "remove",
     "remove_dead_temporaries", "stage", "staging_directory", "temp_name",
 ]  # fmt: skip
 
@@ -178,20 +179,8 @@ def remove_dead_temporaries(folder: Path, finals: Sequence[Path] | None) -> None
             if match is None or (finals is not None and match["final"] not in
                                  {f.name for f in finals}):  # fmt: skip
                 continue
-            if match["host"] in (None, HOST) and not alive(int(match["pid"])):
+            if match["host"] in (None, HOST) and not process_running(int(match["pid"])):
                 remove(Path(entry.path))
-
-
-def alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    return True
 
 
 def reason(exc: OSError) -> str:

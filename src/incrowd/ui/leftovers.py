@@ -14,7 +14,6 @@ alone.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -22,7 +21,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .._runtime.folders import _distrust
+from .._runtime import process_running
+from .._runtime.folders import distrust
 
 __all__ = ["PREFIX", "private_folder", "remove_leftovers"]
 
@@ -49,12 +49,12 @@ def remove_leftovers(temp: Path | None = None) -> list[Path]:
     removed = []
     for name in names:
         named = _NAME.fullmatch(name)
-        if named is None or _running(int(named[1])):
+        if named is None or process_running(int(named[1])):
             continue
         folder = temp / name
         try:
             info = os.lstat(folder)  # the entry itself: a link is not followed
-            if not stat.S_ISDIR(info.st_mode) or _distrust(folder, info) is not None:
+            if not stat.S_ISDIR(info.st_mode) or distrust(folder, info) is not None:
                 continue
         except OSError:
             continue
@@ -62,19 +62,3 @@ def remove_leftovers(temp: Path | None = None) -> list[Path]:
         if not os.path.lexists(folder):
             removed.append(folder)
     return removed
-
-
-def _running(pid: int) -> bool:
-    """Whether a process ``pid`` runs (a process of another user's counts)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):  # not ours to signal (or no process id): left alone
-        return True
-    with contextlib.suppress(OSError):  # a zombie (killed, not yet reaped) is gone
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    return True
