@@ -37,6 +37,7 @@ from ...errors import InfeasibleError, ParameterError, option
 from ...params import Levels, check_level_bounds, check_levels, outlier_budget
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
+from .generalized import GeneralizedMethod
 
 #: The parameters of a method that honours level bounds (None: no bound).
 LEVEL_PARAMETERS = {"min_level": Levels("min_level"), "max_level": Levels("max_level")}
@@ -44,6 +45,7 @@ LEVEL_PARAMETERS = {"min_level": Levels("min_level"), "max_level": Levels("max_l
 __all__ = [
     "LEVEL_PARAMETERS",
     "Blocked",
+    "LevelBoundedMethod",
     "LevelBounds",
     "Solved",
     "floor_terms",
@@ -65,6 +67,34 @@ class LevelBounds(NamedTuple):
     @property
     def floored(self) -> bool:
         return bool(self.floors.any())
+
+
+class LevelBoundedMethod(GeneralizedMethod):
+    """Base of the methods that honour :data:`LEVEL_PARAMETERS` and build crowds with the
+    forest of Aggarwal et al. (:class:`~incrowd.ForestKAnonymity`,
+    :class:`~incrowd.LocalRecoding`): the cost priced at the floors, and the forest's
+    ratio, one more where the floors leave it unproven."""
+
+    def cost(self, space: MetricSpace) -> GeneralizationCost:
+        """The generalization cost, each attribute priced at least at its ``min_level``."""
+        return self._costs(space)[2]
+
+    def _costs(
+        self, space: MetricSpace
+    ) -> tuple[LevelBounds | None, GeneralizationCost, GeneralizationCost]:
+        """The level bounds, the cost without floors (the forest's crowds are built on it)
+        and the cost with them (the same object when there is no floor)."""
+        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)  # type: ignore[attr-defined]
+        base = super().cost(space)
+        return bounds, base, floored_cost(base, bounds)
+
+    def _forest_ratio(self, limit: int) -> float:
+        """``limit`` (``max(2k − 1, 3k − 5)``), or the largest unsplittable forest tree if
+        one was left; one more when the fit found floors the bound alone does not prove the
+        ratio under (``_extra``): the forest's crowds, built on the cost without floors, then
+        cost at most ``Σ floors + ratio · OPT``."""
+        ratio = max(limit, getattr(self, "max_tree_size_", 0))
+        return float(ratio + getattr(self, "_extra", 0))
 
 
 def level_bounds(

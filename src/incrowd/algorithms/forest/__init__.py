@@ -28,18 +28,13 @@ from ...partition import Partition
 from ...space.geometry import Geometry
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
-from .._shared.generalized import (
-    GENERALIZED_PARAMETERS,
-    SUPPRESSION_LIMIT,
-    GeneralizedMethod,
-)
+from .._shared.generalized import GENERALIZED_PARAMETERS, SUPPRESSION_LIMIT
 from .._shared.improve import budgeted_deletions, improve_labels
 from .._shared.levels import (
     LEVEL_PARAMETERS,
+    LevelBoundedMethod,
     Solved,
     floor_terms,
-    floored_cost,
-    level_bounds,
     solve_blocks,
 )
 from ._core import copies_only, decompose, forest_labels, forest_on, size_limit
@@ -90,7 +85,7 @@ def forest_crowds(
     return ForestCrowds(float(weight.sum()), paper, stuck, largest, refined)
 
 
-class ForestKAnonymity(GeneralizedMethod):
+class ForestKAnonymity(LevelBoundedMethod):
     """k-anonymity with generalization: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5).
 
     Each record is a vertex; the edge between two records weighs what a crowd of the two
@@ -245,19 +240,11 @@ class ForestKAnonymity(GeneralizedMethod):
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
         """``max(2k − 1, 3k − 5)``, or the largest unsplittable tree if one was left; one
         more with a ``min_level`` the bound alone does not prove the ratio for."""
-        ratio = max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0))
-        return float(ratio + getattr(self, "_extra", 0))
-
-    def cost(self, space: MetricSpace) -> GeneralizationCost:
-        """The generalization cost, each attribute priced at least at its ``min_level``."""
-        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
-        return floored_cost(super().cost(space), bounds)
+        return self._forest_ratio(size_limit(int(self.k)))
 
     def _fit(self, space: MetricSpace) -> None:
         k = int(self.k)
-        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
-        base = super().cost(space)
-        model = floored_cost(base, bounds)
+        bounds, base, model = self._costs(space)
         if outlier_budget(self.suppression_limit, space.n) and self.allow_deletion:
             msg = ("allow_deletion deletes any number of rows; suppression_limit sets a "
                    "budget: give one of them")  # fmt: skip

@@ -25,12 +25,8 @@ from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
-from .._shared.generalized import (
-    GENERALIZED_PARAMETERS,
-    SUPPRESSION_LIMIT,
-    GeneralizedMethod,
-)
-from .._shared.levels import LEVEL_PARAMETERS, Solved, floored_cost, level_bounds, solve_blocks
+from .._shared.generalized import GENERALIZED_PARAMETERS, SUPPRESSION_LIMIT
+from .._shared.levels import LEVEL_PARAMETERS, LevelBoundedMethod, Solved, solve_blocks
 from ..forest import MOVE_CANDIDATES, ForestCrowds, forest_crowds, size_limit
 from ._polish import RESPLIT_ROUNDS, polish
 from ._run import FOREST_SETS_UP_TO_K, FOREST_WINS_UP_TO_K, PHASES, Run, run
@@ -48,7 +44,7 @@ Seeds = Literal["cheapest", "rounds"]
 ASCENT_ROUNDS = 1
 
 
-class LocalRecoding(GeneralizedMethod):
+class LocalRecoding(LevelBoundedMethod):
     """k-anonymity by local recoding, the best of a proven algorithm and a specialization.
 
     Constructions of crowds, each then improved by moving single records between
@@ -282,18 +278,10 @@ class LocalRecoding(GeneralizedMethod):
         ``Σ floors + ratio · OPT``: see the class's notes)."""
         if not getattr(self, "_proven", True):
             return None
-        ratio = max(size_limit(int(self.k)), getattr(self, "max_tree_size_", 0))
-        return float(ratio + getattr(self, "_extra", 0))
-
-    def cost(self, space: MetricSpace) -> GeneralizationCost:
-        """The generalization cost, each attribute priced at least at its ``min_level``."""
-        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
-        return floored_cost(super().cost(space), bounds)
+        return self._forest_ratio(size_limit(int(self.k)))
 
     def _fit(self, space: MetricSpace) -> None:
-        bounds = level_bounds(space, self.min_level, self.max_level, self.generalize)
-        base = super().cost(space)
-        model = floored_cost(base, bounds)
+        bounds, base, model = self._costs(space)
         sens, ell = self._diversity(space.n)
         runs: list[Run] = []
 
