@@ -117,3 +117,15 @@ def test_verify_checks_the_recorded_l_unless_told_otherwise(tmp_path):
     assert invoke("verify", out, "--l", "1").exit_code == 0  # told otherwise: k alone
     stricter = invoke("verify", out, "--l-kind", "entropy")  # the recorded l, another kind
     assert stricter.exit_code == 1 and "'l_kind': 'entropy'" in stricter.stderr
+
+
+def test_verify_without_metadata_asks_for_what_it_lacks(tmp_path):
+    """--qi and --k come from the flags, else from the metadata: each lacking is named."""
+    table = tmp_path / "t.csv"
+    table.write_text("age,sex\n30,F\n30,F\n")
+    lacking = invoke("verify", table)
+    assert lacking.exit_code != 0
+    assert f"give --qi and --k: {table} has no metadata beside it" in lacking.output
+    assert "give --k: " in invoke("verify", table, "--qi", "age").output
+    assert "no quasi-identifiers in --qi" in invoke("verify", table, "--qi", ",").output
+    assert invoke("verify", table, "--qi", "age,sex", "--k", "2").exit_code == 0

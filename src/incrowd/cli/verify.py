@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -74,20 +75,7 @@ def verify(
     from ..privacy.verify import verify as check
 
     with errors():
-        from ..errors import InputError
-        from ..io.release_format import read_release_parts
-
-        if qi is not None and not split_list(qi):
-            msg = "no quasi-identifiers in --qi (leave it out to check the release's own)"
-            raise InputError(msg)
-        meta = read_release_parts(release, sep=sep).metadata
-        names = split_list(qi) or (meta.qi if meta is not None else ())
-        k = k if k is not None else (meta.k if meta is not None else None)
-        if not names or k is None:
-            lacking = " and ".join(f for f, v in (("--qi", names), ("--k", k)) if not v)
-            msg = (f"give {lacking}: " + (f"the metadata of {release} does not record it"
-                   if meta is not None else f"{release} has no metadata beside it"))  # fmt: skip
-            raise InputError(msg)
+        meta, names, k = _recorded(release, qi, k, sep)
         job = _diversity(meta, l=l, l_kind=l_kind, c=c, t=t, t_kind=t_kind)
         if (scheduler or workers is not None) and job.diversity is not None:
             import warnings
@@ -122,6 +110,28 @@ def verify(
     for problem in report.problems:
         err_console.print(f"[bold red]FAILED[/]: {escape(problem)}", soft_wrap=True)
     raise typer.Exit(1)
+
+
+def _recorded(release: Path, qi: ListOpt, k: int | None,
+              sep: str | None) -> tuple[Any, Sequence[str], int]:  # fmt: skip
+    """The release's metadata (None: none beside it), the quasi-identifiers and k checked:
+    --qi and --k where given, else the metadata's; an InputError when either is lacking."""
+    from ..errors import InputError
+    from ..io.release_format import read_release_parts
+    from ..pipeline.job import split_list
+
+    if qi is not None and not split_list(qi):
+        msg = "no quasi-identifiers in --qi (leave it out to check the release's own)"
+        raise InputError(msg)
+    meta = read_release_parts(release, sep=sep).metadata
+    names = split_list(qi) or (meta.qi if meta is not None else ())
+    k = k if k is not None else (meta.k if meta is not None else None)
+    if not names or k is None:
+        lacking = " and ".join(f for f, v in (("--qi", names), ("--k", k)) if not v)
+        msg = (f"give {lacking}: " + (f"the metadata of {release} does not record it"
+               if meta is not None else f"{release} has no metadata beside it"))  # fmt: skip
+        raise InputError(msg)
+    return meta, names, k
 
 
 class _Checked(NamedTuple):
