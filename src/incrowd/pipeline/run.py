@@ -262,8 +262,13 @@ def anonymize_with(
     loss = {
         "sse": sse.of(partition.labels),
         "l_sse": l_sse(sse, partition.labels),
-        "ncp": ncp_loss(space.columns, partition, n_dropped, generalize,
-                        levels=levels if levels is not None else floors),
+        "ncp": ncp_loss(
+            space.columns,
+            partition,
+            n_dropped,
+            generalize,
+            levels=levels if levels is not None else floors,
+        ),
         "discernibility": published_discernibility(
             out.table,
             schema,
