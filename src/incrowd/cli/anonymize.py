@@ -104,12 +104,18 @@ def anonymize(
     from ..io.targets import check_release_target
     from ..params import parse_levels
     from ..pipeline.cautions import run_warnings
-    from ..pipeline.job import build_schema, parse_weights, split_list
+    from ..pipeline.job import build_schema, for_quasi_identifiers, parse_weights, split_list
     from ..pipeline.run import PIPELINE_STAGES, anonymize_with
     from ..release import metadata_path
 
     with errors():
         job = Settings.from_toml(config) if config else Settings()
+        if config and qi:
+            job, unused = for_quasi_identifiers(job, split_list(qi))
+            if unused:  # the file's types of them would stop the run: said, not used
+                names = ", ".join(map(repr, unused))
+                warn(f"{config} describes {names}, not quasi-identifiers given by --qi: their "
+                     "types, hierarchies and bounds are not used")  # fmt: skip
         job = job.replace(
             input=str(input) if input else None,
             out=str(out) if out else None,

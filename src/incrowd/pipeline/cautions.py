@@ -28,6 +28,7 @@ from .homogeneity import homogeneity_warnings
 
 __all__ = ["blank_quasi_identifiers", "exposed_columns", "run_warnings"]
 
+
 def exposed_columns(
     table: Any, sensitive: Sequence[str], insensitive: Sequence[str]
 ) -> list[tuple[str, str]]:

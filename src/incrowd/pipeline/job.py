@@ -51,13 +51,12 @@ from __future__ import annotations
 
 import json
 import tomllib
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IncrowdError, IncrowdWarning, InputError, SchemaError, option
+from ..errors import IncrowdError, InputError, SchemaError, option
 from ..params import parse_levels
 from .settings import Settings
 
@@ -274,7 +273,9 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
         if name not in columns:
             msg = f"unknown column {name!r} (given a hierarchy)"
             raise SchemaError(msg)
-    described = _described_qis(job, columns)
+        if name not in job.qi:
+            msg = f"column {name!r} has a hierarchy but is not a quasi-identifier ({option('qi')})"
+            raise SchemaError(msg)
     # the hierarchies are built from the cells as their types read them (Schema.infer)
     schema = Schema.infer(
         table,
@@ -282,11 +283,11 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
         sensitive=job.sensitive,
         insensitive=job.insensitive,
         identifiers=job.identifier,
-        hierarchies={n: h for n, h in job.hierarchy.items() if n in described},
-        categorical=[n for n in job.categorical if n in described],
-        numeric=[n for n in job.numeric if n in described],
-        code=[n for n in job.code if n in described],
-        date=[n for n in job.date if n in described],
+        hierarchies=dict(job.hierarchy),
+        categorical=job.categorical,
+        numeric=job.numeric,
+        code=job.code,
+        date=job.date,
         thousands=job.thousands,
         decimal=job.decimal,
         date_format=job.date_format,
@@ -296,22 +297,25 @@ def build_schema(job: Settings, source: pd.DataFrame | TableFile) -> Schema:
     return with_weights(schema, job.weights)
 
 
-def _described_qis(job: Settings, columns: Sequence[str]) -> set[str]:
-    """The columns whose type or hierarchy this run uses: every name the type lists and
-    ``[hierarchy]`` give, but a column of the table that is no quasi-identifier in this run
-    (a job file written for other roles, ``--qi`` given over it) is left out with one
-    warning line; a name the table lacks stays, for the schema to refuse."""
-    named = dict.fromkeys([*job.hierarchy, *job.categorical, *job.numeric, *job.code, *job.date])
-    unused = [n for n in named if n in columns and n not in job.qi]
-    if unused:
-        names = ", ".join(map(repr, unused))
-        warnings.warn(
-            f"column(s) {names} have a type or hierarchy but are not quasi-identifiers in this "
-            f"run: not used ({option('qi')} makes one a quasi-identifier)",
-            IncrowdWarning,
-            stacklevel=3,
-        )
-    return set(named) - set(unused)
+#: What a job says of each quasi-identifier by name: lists of names, or tables by name.
+PER_QUASI_IDENTIFIER = ("hierarchy", "weights", "min_level", "max_level", "categorical",
+                        "numeric", "code", "date")  # fmt: skip
+
+
+def for_quasi_identifiers(job: Settings, qi: Sequence[str]) -> tuple[Settings, list[str]]:
+    """``job`` with ``qi`` as its quasi-identifiers and what it says of the other columns —
+    types, hierarchies, weights, level bounds — left out, and those columns: flags that
+    choose other quasi-identifiers than a job file (``inspect --write`` describes every
+    column it proposed) or a release's record need not undo it column by column."""
+    changes: dict[str, Any] = {"qi": tuple(qi)}
+    dropped: dict[str, None] = {}
+    for key in PER_QUASI_IDENTIFIER:
+        said = getattr(job, key)
+        if others := [name for name in said if name not in qi]:
+            dropped.update(dict.fromkeys(others))
+            kept = [name for name in said if name in qi]
+            changes[key] = {n: said[n] for n in kept} if isinstance(said, Mapping) else tuple(kept)
+    return replace(job, **changes), list(dropped)
 
 
 def parse_weights(items: Mapping[str, Any]) -> dict[str, float]:

@@ -73,7 +73,7 @@ class Loaded:
 
 
 def _settings(release: Path, meta: Any, options: ReadOptions) -> Settings:
-    from ..pipeline.job import split_list
+    from ..pipeline.job import for_quasi_identifiers, split_list
     from ..pipeline.record import settings_of_record
 
     job = Settings(**settings_of_record(meta.schema if meta is not None else None))
@@ -89,11 +89,8 @@ def _settings(release: Path, meta: Any, options: ReadOptions) -> Settings:
             }
         )
     qi = split_list(options.qi)
-    if qi:  # other quasi-identifiers than recorded: the recorded types of others go
-        job = dataclasses.replace(
-            job, qi=qi, hierarchy={c: s for c, s in job.hierarchy.items() if c in qi},
-            **{kind: tuple(c for c in getattr(job, kind) if c in qi) for kind in _KINDS},
-        )  # fmt: skip
+    if qi:  # other quasi-identifiers than recorded: what is recorded of others goes
+        job, _ = for_quasi_identifiers(job, qi)
     declared = {"categorical": split_list(options.categorical),
                 "numeric": split_list(options.numeric)}  # fmt: skip
     flagged = {c for names in declared.values() for c in names}
