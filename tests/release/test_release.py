@@ -11,6 +11,7 @@ from incrowd import (
     METHODS,
     Categorical,
     Hierarchical,
+    InfeasibleError,
     InputError,
     Numeric,
     ParameterError,
@@ -130,7 +131,13 @@ def test_every_release_is_k_anonymous_and_loses_no_record(data, form, method, se
         with pytest.raises(ParameterError, match="publishes hierarchy levels"):
             anonymize(table, schema, k, method=method, params=params, release=form, seed=seed)
         return
-    rel = anonymize(table, schema, k, method=method, params=params, release=form, seed=seed)
+    try:
+        rel = anonymize(table, schema, k, method=method, params=params, release=form, seed=seed)
+    except InfeasibleError as refused:  # a full-domain optimum of all * is refused, not
+        # published (that no informative node qualified: the brute force of
+        # tests/algorithms/test_global_recoding_bounds.py)
+        assert cls.tags.full_domain and "publishes anything" in str(refused), refused
+        return
     pd.testing.assert_frame_equal(table, before)  # the input is not mutated
     report = verify(rel, schema.qi_names, k)
     assert report.ok, report.problems

@@ -29,6 +29,8 @@ PARAMETERS = {
     "loss": "the information loss the method minimizes",
     "generalize": "how a crowd's values are published (levels of a hierarchy, or sets)",
     "suppression_limit": "the largest share of records that may be suppressed",
+    "min_level": "the lowest hierarchy level each named quasi-identifier is published at",
+    "max_level": "the highest hierarchy level each named quasi-identifier is published at",
     "time_limit": "seconds the search may take before it stops with a certified gap",
     "random_state": "the seed of the method's random choices",
     "norm": "the distance used between records (1: Manhattan, 2: Euclidean)",
