@@ -198,6 +198,10 @@ def test_an_all_star_optimum_is_found_and_flagged():
     assert model.levels_ == (1, 1) and model.certificate_["optimal"]
     assert "every quasi-identifier *" in model.nothing_published_
     assert "\n" not in model.nothing_published_
+    # what to relax names k and the limit, and l or a min_level only where they were given
+    assert "l=" not in model.nothing_published_ and "min_level" not in model.nothing_published_
+    floored = GlobalRecoding(k=3, suppression_limit=0.0, min_level={"a": 1}).fit(space)
+    assert "min_level" in floored.nothing_published_ and "l=" not in floored.nothing_published_
     cut = GlobalRecoding(k=3, suppression_limit=1.0, max_level={"b": 0}).fit(space)
     assert cut.partition_.n_suppressed == 6  # b kept at its values: every record suppressed
     assert "every record suppressed" in cut.nothing_published_

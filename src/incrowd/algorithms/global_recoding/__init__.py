@@ -234,8 +234,10 @@ class GlobalRecoding(GeneralizedMethod):
         if found is None:
             why = nothing_qualifies(high, tables.height, self.max_level, bool(self.star_class))
             raise InfeasibleError(why)
-        self.nothing_published_ = nothing_published(found, tables.height, n,
-                                                    float(self.time_limit))  # fmt: skip
+        asked = (("l", int(self.l) > 1 or check is not None), ("min_level", bool(self.min_level)))
+        self.nothing_published_ = nothing_published(
+            found, tables.height, n, float(self.time_limit), tuple(a for a, on in asked if on)
+        )
         levels = np.asarray(found.levels, dtype=np.intp)
         self.partition_ = Partition(_labels(tables, codes, levels, k, ell, check))
         self.levels_ = tuple(int(found.levels[order[i]]) for i in range(len(order)))

@@ -72,16 +72,21 @@ def nothing_qualifies(
 
 
 def nothing_published(
-    found: LatticeResult, height: np.ndarray, n: int, time_limit: float
+    found: LatticeResult,
+    height: np.ndarray,
+    n: int,
+    time_limit: float,
+    given: tuple[str, ...] = (),
 ) -> str | None:
     """Why the node ``found`` must not be published (every attribute ``*``, or every record
-    suppressed: nothing of the quasi-identifiers left), and what to relax; None if it may."""
+    suppressed: nothing of the quasi-identifiers left), and what to relax — k, the
+    suppression limit, and of ``l`` and ``min_level`` those ``given``; None if it may."""
     every = all(int(v) == int(h) for v, h in zip(found.levels, height, strict=True))
     if not (every or (n > 0 and found.suppressed >= n)):
         return None
     what = "every quasi-identifier *" if every else "every record suppressed"
-    relax = (f"{option('k')}, {option('l')}, {option('suppression_limit')} or a "
-             f"{option('min_level')}")  # fmt: skip
+    named = [option("k"), *(option(name) for name in ("l", "min_level") if name in given)]
+    relax = f"{', '.join(named)} or {option('suppression_limit')}"
     if found.optimal:
         return (f"no generalization publishes anything: the least loss that qualifies has "
                 f"{what}; relax {relax}")  # fmt: skip
