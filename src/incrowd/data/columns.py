@@ -19,6 +19,7 @@ from .schema import Categorical, Hierarchical, Numeric, Schema, is_missing, pars
 
 __all__ = [
     "MISSING_LABEL",
+    "sensitive_codes",
     "MissingPolicy",
     "NumericColumn",
     "CategoricalColumn",
@@ -67,9 +68,35 @@ def sensitive_cells(column: pd.Series) -> pd.Series:
     gaps = shows_missing(column)
     if not gaps.any():
         return column
-    out = column.astype(object).map(value_key)
+    codes, uniques = pd.factorize(column)  # value_key once per distinct value, not per row
+    shown = np.array([value_key(v) for v in uniques] + [MISSING_LABEL], dtype=object)
+    out = pd.Series(shown[codes], index=column.index, name=column.name, dtype=object)
     out[gaps] = MISSING_LABEL
     return out
+
+
+def sensitive_codes(values: pd.Series) -> tuple[np.ndarray, bool]:
+    """Codes of a sensitive column in the order of its values (numbers numerically), and
+    whether it is numeric: the one encoding of sensitive values that the constraints, the
+    repairs, the verifier, the homogeneity warning and risk all read.
+
+    A missing cell (:func:`~incrowd.data.columns.shows_missing`: NA, None, NaN, empty or
+    blank, or the published ``(missing)``) is one more value, as in ARX, coded after every
+    other (so the ordered distance of t-closeness puts it last, as ARX's data types sort a
+    missing value); a column of numbers with missing cells stays numeric.
+
+    >>> sensitive_codes(pd.Series([3, None, 1, 3]))
+    (array([1, 2, 0, 1]), True)
+    """
+    gaps = shows_missing(values)
+    present = values[~gaps]
+    numbers = parse_numbers(present)
+    numeric = bool(present.size) and not np.isnan(numbers).any()
+    keys = numbers if numeric else present.map(value_key).to_numpy(dtype=str)
+    uniques, inverse = np.unique(keys, return_inverse=True)
+    codes = np.full(len(values), uniques.size, dtype=np.intp)
+    codes[~gaps] = inverse.reshape(-1)
+    return codes, numeric
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,9 +30,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..data.columns import shows_missing
-from ..data.hierarchy import value_key
-from ..data.schema import parse_numbers
+from ..data.columns import sensitive_codes
 from ..errors import ParameterError
 
 __all__ = [
@@ -104,30 +102,6 @@ def builds_for(spec: Diversity | None, n_sensitive: int) -> bool:
         and spec.t is None
         and n_sensitive == 1
     )
-
-
-def sensitive_codes(values: pd.Series) -> tuple[np.ndarray, bool]:
-    """Codes of a sensitive column in the order of its values (numbers numerically), and
-    whether it is numeric: the one encoding of sensitive values that the constraints, the
-    repairs, the verifier, the homogeneity warning and risk all read.
-
-    A missing cell (:func:`~incrowd.data.columns.shows_missing`: NA, None, NaN, empty or
-    blank, or the published ``(missing)``) is one more value, as in ARX, coded after every
-    other (so the ordered distance of t-closeness puts it last, as ARX's data types sort a
-    missing value); a column of numbers with missing cells stays numeric.
-
-    >>> sensitive_codes(pd.Series([3, None, 1, 3]))
-    (array([1, 2, 0, 1]), True)
-    """
-    gaps = shows_missing(values)
-    present = values[~gaps]
-    numbers = parse_numbers(present)
-    numeric = bool(present.size) and not np.isnan(numbers).any()
-    keys = numbers if numeric else present.map(value_key).to_numpy(dtype=str)
-    uniques, inverse = np.unique(keys, return_inverse=True)
-    codes = np.full(len(values), uniques.size, dtype=np.intp)
-    codes[~gaps] = inverse.reshape(-1)
-    return codes, numeric
 
 
 def class_counts(labels: np.ndarray, codes: np.ndarray, n_classes: int, n_values: int,

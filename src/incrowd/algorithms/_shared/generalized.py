@@ -13,10 +13,12 @@ import numpy as np
 
 from ...base import Algorithm
 from ...costs import GeneralizationCost
+from ...data.columns import sensitive_codes
 from ...params import Interval, OneOf, Weights
 from ...space.metric_space import MetricSpace
 
 __all__ = [
+    "sensitive_value_codes",
     "GeneralizedMethod",
     "GENERALIZED_PARAMETERS",
     "SUPPRESSION_LIMIT",
@@ -65,3 +67,13 @@ class GeneralizedMethod(Algorithm):
             self.weights,  # type: ignore[attr-defined]
             self.loss,  # type: ignore[attr-defined]
         )
+
+
+def sensitive_value_codes(y: object) -> np.ndarray:
+    """Each record's sensitive value ``y`` as a code by the one encoding that the verifier,
+    risk and the repairs read (:func:`~incrowd.data.columns.sensitive_codes`: NA, None,
+    NaN, empty text and ``(missing)`` one value; numbers by their value), so that the
+    classes a method counts as l-diverse are those ``verify`` counts."""
+    import pandas as pd
+
+    return sensitive_codes(pd.Series(np.asarray(y)))[0]

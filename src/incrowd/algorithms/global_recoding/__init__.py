@@ -35,7 +35,7 @@ from ...params import (
 )
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
-from .._shared.generalized import SUPPRESSION_LIMIT, GeneralizedMethod
+from .._shared.generalized import SUPPRESSION_LIMIT, GeneralizedMethod, sensitive_value_codes
 from ._bounds import level_range, nothing_published, nothing_qualifies
 from ._classes import key_layout
 from ._search import ClassCheck, LatticeResult, LatticeTables, search
@@ -215,7 +215,7 @@ class GlobalRecoding(GeneralizedMethod):
             raise ParameterError(msg)
         order = _attribute_order(model)
         low, high = level_range(model, order, self.min_level, self.max_level)
-        sensitive = _value_codes(self._sensitive) if ell >= 2 else None
+        sensitive = sensitive_value_codes(self._sensitive) if ell >= 2 else None
         if sensitive is not None and int(sensitive.max(initial=-1)) + 1 == n:
             # a value per record: a class has as many values as records, so l is a size
             k, ell, sensitive = max(k, ell), 1, None
@@ -300,14 +300,6 @@ def _lattice_tables(
         layout=key_layout(radix, m),
     )  # fmt: skip
     return inverse.ravel(), tables
-
-
-def _value_codes(values: np.ndarray) -> np.ndarray:
-    """A code per value, a missing value (None, NaN) one value of its own; any mix of
-    types."""
-    import pandas as pd
-
-    return pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)[0]
 
 
 def _labels(tables: LatticeTables, row_of: np.ndarray, levels: np.ndarray, k: int,

@@ -25,7 +25,11 @@ from ...params import CrowdSize, Interval, OneOf, PositiveInt, WholeNumber
 from ...partition import Partition
 from ...space.metric_space import MetricSpace
 from ...space.neighbours.index import NeighbourIndex
-from .._shared.generalized import GENERALIZED_PARAMETERS, SUPPRESSION_LIMIT
+from .._shared.generalized import (
+    GENERALIZED_PARAMETERS,
+    SUPPRESSION_LIMIT,
+    sensitive_value_codes,
+)
 from .._shared.levels import LEVEL_PARAMETERS, LevelBoundedMethod, Solved, solve_blocks
 from ..forest import MOVE_CANDIDATES, ForestCrowds, forest_crowds, size_limit
 from ._polish import RESPLIT_ROUNDS, polish
@@ -263,11 +267,11 @@ class LocalRecoding(LevelBoundedMethod):
         if self._sensitive is None or self._sensitive.shape != (n,):
             msg = f"l = {ell} needs each record's sensitive value: fit(X, y) with {n} values in y"
             raise ParameterError(msg)
-        _, codes = np.unique(self._sensitive, return_inverse=True)
+        codes = sensitive_value_codes(self._sensitive)
         if np.unique(codes).size < ell:
             msg = f"l = {ell} cannot be met: the sensitive values hold {np.unique(codes).size}"
             raise InfeasibleError(msg)
-        return codes.ravel().astype(np.intp), ell
+        return codes.astype(np.intp), ell
 
     @property
     def approximation_ratio_(self) -> float | None:  # type: ignore[override]
