@@ -61,10 +61,15 @@ def test_the_steward_path_on_a_messy_extract(tmp_path, seed):
     source = extract.table[extract.sensitive]
     assert (release[extract.sensitive] == "(missing)").sum() == missing_in(source, extract).sum()
     # codes stay codes: zips keep five characters, the transport code is never a range
-    assert all(len(cell) == 5 for cell in release["zip"] if cell not in ("*", "(missing)"))
+    zips = set(extract.table["zip"])
+    shown = [cell for cell in release["zip"] if cell not in ("*", "(missing)")]
+    assert shown and any(cell[0] == "0" for cell in shown), set(release["zip"])
+    for cell in shown:
+        assert len(cell) == 5 and any(z.startswith(cell.rstrip("*")) for z in zips), cell
     assert set(release["transport"]) <= {*map(str, range(1, 10)), "*", "(missing)"}
     # ICD-10 codes of several lengths are masked from the right
     codes = set(extract.table["icd10"])
+    assert set(release["icd10"]) - {"*"}, "every code generalized away"
     for cell in set(release["icd10"]) - {"*"}:
         assert any(code.startswith(cell.rstrip("*")) for code in codes), cell
     # numbers are shown as they were written: no '.0'
@@ -117,3 +122,13 @@ def test_the_proposed_roles_released_and_reported_warn_of_no_identifying_column(
     reported = invoke("report", extract.path, out, "--out", report)
     assert reported.exit_code == 0, reported.output
     assert 'data-warning="published-identifying"' not in report.read_text(encoding="utf-8")
+
+
+def test_the_extract_is_a_new_file_never_replacing_one(tmp_path):
+    from incrowd.errors import OutputError
+
+    mine = tmp_path / "claims.csv"
+    mine.write_text("a steward's own file\n")
+    with pytest.raises(OutputError):
+        write_claims_extract(mine, 50, seed=0)
+    assert mine.read_text() == "a steward's own file\n"

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io.atomic import write_new
 from ..io.missing import NA_TOKENS
 
 __all__ = ["ClaimsExtract", "write_claims_extract"]
@@ -83,7 +84,8 @@ def _with_missing(rng, cells, share: float, tokens: tuple[str, ...]) -> np.ndarr
 def write_claims_extract(
     path: str | Path, n: int = 20_000, *, seed: int = 0, sensitive_missing: float = 0.02
 ) -> ClaimsExtract:
-    """Write a messy ``n``-record claims extract to ``path`` (latin-1) and say what it holds.
+    """Write a messy ``n``-record claims extract to ``path`` (latin-1; a new file: an
+    existing one is never replaced) and say what it holds.
 
     Even seeds write ``;`` with ``1.234,50`` amounts, odd seeds ``,`` with ``"1,234.50"``;
     each seed picks its missing-value token (one of the tokens read as missing by
@@ -117,8 +119,8 @@ def write_claims_extract(
                     f"will send \"form {i % 7}\"" for i, nm in enumerate(names)],
         "diag_group": _with_missing(rng, [ICD10[c] for c in codes], sensitive_missing, ("", token)),
     })  # fmt: skip
-    path = Path(path)
-    table.to_csv(path, index=False, sep=sep, encoding="latin-1", quoting=csv.QUOTE_MINIMAL)
+    text = table.to_csv(index=False, sep=sep, quoting=csv.QUOTE_MINIMAL)
+    path = write_new(path, text.encode("latin-1"))  # a new file, whole or not at all
     return ClaimsExtract(
         path=path,
         sep=sep,
