@@ -126,7 +126,7 @@ def anonymize(
                  if value]  # fmt: skip
         msg = f"give either a schema or qi= (with {'=, '.join(given) or 'hierarchies'}=), not both"
         raise ParameterError(msg)
-    published = anonymize_with(table, schema, settings, on_stage=on_stage,
+    published = anonymize_with(frame, schema, settings, on_stage=on_stage,
                                on_progress=on_progress, on_fitted=on_fitted)  # fmt: skip
     for line in run_warnings(published, frame, schema):
         warnings.warn(line, IncrowdWarning, stacklevel=2)
