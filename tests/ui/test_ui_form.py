@@ -191,3 +191,55 @@ def test_a_blockwise_job_file_is_refused_at_run_not_run_in_one_piece(client, ori
                          headers=origin)  # fmt: skip
     assert answer.status_code == 400 and "not blockwise" in answer.json()["error"]
     assert local.app.state.runs.runs == {}
+
+
+#: Countries whose code NA (Namibia) is a value, and ages with a marker `unknown`.
+COUNTRIES = "age,country\n" + "".join(
+    f"{age},{country}\n" for age, country in zip(
+        (34, 45, 36, 51, 47, 38, 52, 33, 41, 29), ("NA", "DE", "NA", "FR", "DE", "NA", "FR",
+                                                  "DE", "NA", "FR"), strict=True)
+)  # fmt: skip
+
+
+def test_a_job_files_default_tokens_off_stay_off_in_the_app(client, origin, work, local):
+    (work / "countries.csv").write_text(COUNTRIES, encoding="utf-8")
+    (work / "off.toml").write_text('input = "countries.csv"\nna_values = [""]\nk = 2\n'
+                                   '[columns]\nqi = ["age"]\ninsensitive = ["country"]\n'
+                                   '[hierarchy]\nage = "intervals:10,20"\n')  # fmt: skip
+    view = client.get("/api/open", params={"path": str(work / "off.toml")}).json()
+    assert view["form"]["na_values"] == "''", view["form"]  # off, spelled as the CLI writes it
+    assert {c["column"]: c["missing"] for c in view["columns"]}["country"] == 0
+    started = client.post("/api/runs", json=dict(view["form"], input=view["input"]),
+                          headers=origin)  # fmt: skip
+    assert started.status_code == 200, started.text
+    status = wait(client, started.json()["id"])
+    assert status["state"] == "done", status
+    run = local.app.state.runs.get(status["id"])
+    assert run.job.na_values == ("",)
+    assert (run.result["release"].table["country"] == "NA").sum() == 4
+    # opened without it, the warning names the field's spelling of "off"
+    plain = client.get("/api/open", params={"path": str(work / "countries.csv")}).json()
+    assert any("missing tokens to '' keeps" in w for w in plain["warnings"]), plain["warnings"]
+    # the Open form's field spelled so reads the table so too, with a token beside it
+    again = client.get("/api/open", params={"path": str(work / "countries.csv"),
+                                            "na_values": "'',unknown"}).json()  # fmt: skip
+    assert again["form"]["na_values"] == "'',unknown"
+    assert {c["column"]: c["missing"] for c in again["columns"]}["country"] == 0
+
+
+def test_a_columns_marker_is_proposed_as_missing_in_the_form(client, origin, work, local):
+    marked = COUNTRIES.replace("\n33,", "\nunknown,").replace("\n29,", "\nunknown,")
+    (work / "marked.csv").write_text(marked, encoding="utf-8")
+    view = client.get("/api/open", params={"path": str(work / "marked.csv")}).json()
+    assert view["form"]["na_values"] == "unknown", view["form"]
+    age = {c["column"]: c for c in view["columns"]}["age"]
+    assert age["type"].startswith("number") and age["marker_cells"] == 2, age
+    assert any("'unknown'" in w and "'age'" in w for w in view["warnings"]), view["warnings"]
+    form = dict(view["form"], input=view["input"], k=2)
+    form["columns"]["age"] |= {"role": "quasi-identifier", "hierarchy": "intervals:10,20"}
+    form["columns"]["country"] |= {"role": "withheld"}
+    started = client.post("/api/runs", json=form, headers=origin)
+    assert started.status_code == 200, started.text
+    status = wait(client, started.json()["id"])
+    assert status["state"] == "done", status
+    assert local.app.state.runs.get(status["id"]).job.na_values == ("unknown",)

@@ -117,14 +117,11 @@ def read_options(given: Mapping[str, Any]) -> Any:
 
 
 def na_values_list(values: list[str] | None) -> tuple[str, ...]:
-    """``--na-values`` as tokens: split as every list option, and a value given empty
-    (``--na-values ''``) kept as the empty token, which turns the default missing tokens off
-    (:mod:`incrowd.io.missing`)."""
-    from ..io.missing import NO_DEFAULT_TOKENS
-    from ..pipeline.job import split_list
+    """``--na-values`` as tokens (:func:`incrowd.io.missing.parse_na_values`: a value given
+    empty, ``--na-values ''``, turns the default missing tokens off)."""
+    from ..io.missing import parse_na_values
 
-    off = (NO_DEFAULT_TOKENS,) if any(not v.strip() for v in values or ()) else ()
-    return off + split_list(values)
+    return parse_na_values(values)
 
 
 def check_risk_threshold(flag: str, value: float) -> None:

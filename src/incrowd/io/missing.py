@@ -33,12 +33,16 @@ import pandas as pd
 
 from ..errors import IncrowdWarning, option
 
-__all__ = ["AS_WRITTEN", "NA_TOKENS", "NO_DEFAULT_TOKENS", "missing_tokens", "read_missing"]
+__all__ = ["AS_WRITTEN", "NA_TOKENS", "NO_DEFAULT_TOKENS", "NO_DEFAULT_TOKENS_TEXT",
+           "missing_tokens", "na_values_text", "parse_na_values", "read_missing"]  # fmt: skip
 
 #: The cell texts read as missing by default, besides empty cells (R's and pandas' commonest).
 NA_TOKENS: tuple[str, ...] = ("NA", "N/A", "NaN", "null", "NULL", "None", "?", "-")
 #: In ``na_values``: the default tokens are off (only empty cells and the listed ones).
 NO_DEFAULT_TOKENS = ""
+#: :data:`NO_DEFAULT_TOKENS` as a text field spells it (the app's; the shell's ``''``): an
+#: empty field gives no tokens at all, so the default tokens stay on.
+NO_DEFAULT_TOKENS_TEXT = "''"
 #: The ``na_values`` that read a file as it was written, only its empty cells missing (a
 #: release incrowd wrote: a published ``-`` or ``None`` stays a value).
 AS_WRITTEN: tuple[str, ...] = (NO_DEFAULT_TOKENS,)
@@ -61,6 +65,31 @@ def missing_tokens(na_values: Iterable[str] = ()) -> tuple[frozenset[str], froze
     given = {str(v).strip() for v in na_values}
     defaults = frozenset() if NO_DEFAULT_TOKENS in given else frozenset(NA_TOKENS)
     return defaults, frozenset(given - {NO_DEFAULT_TOKENS})
+
+
+def parse_na_values(values: Iterable[str] | str | None) -> tuple[str, ...]:
+    """``na_values`` as texts give them (``--na-values``, repeated or comma-separated; the
+    app's field) as tokens: a value given empty (``--na-values ''``) or a part spelled
+    ``''`` is :data:`NO_DEFAULT_TOKENS`, first; other parts stripped, empty ones dropped.
+
+    >>> parse_na_values(["", "unknown"]), parse_na_values("'', n/a"), parse_na_values(None)
+    (('', 'unknown'), ('', 'n/a'), ())
+    """
+    values = [values] if isinstance(values, str) else list(values or ())
+    parts = [p.strip() for v in values for p in v.split(",")]
+    off = any(not v.strip() for v in values) or NO_DEFAULT_TOKENS_TEXT in parts
+    tokens = [p for p in parts if p and p != NO_DEFAULT_TOKENS_TEXT]
+    return (NO_DEFAULT_TOKENS,) * off + tuple(dict.fromkeys(tokens))
+
+
+def na_values_text(tokens: Iterable[str]) -> str:
+    """``na_values`` as a text field shows it, read back by :func:`parse_na_values`:
+    comma-separated, :data:`NO_DEFAULT_TOKENS` spelled ``''``.
+
+    >>> na_values_text(["", "unknown"])
+    "'',unknown"
+    """
+    return ",".join(NO_DEFAULT_TOKENS_TEXT if t == NO_DEFAULT_TOKENS else t for t in tokens)
 
 
 def read_missing(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io.missing import na_values_text, parse_na_values
 from ..params import OneOf
 from ..pipeline.job_writer import COLUMN_LISTS
 from ..pipeline.settings import Settings
@@ -132,7 +133,9 @@ def form_settings(folders: Folders, form: dict[str, Any]) -> Settings:
                             "columns": lists, "hierarchy": hierarchy, **bounds}  # fmt: skip
     for name in (*MODEL, *READ_OPTIONS):
         value = form.get(name)
-        if value not in (None, ""):
+        if name == "na_values":  # '' in it: the default tokens off, as on the command line
+            data[name] = list(parse_na_values(str(value or "")))
+        elif value not in (None, ""):
             data[name] = _number(value) if name in _NUMBERS else str(value)
     job = Settings.from_mapping(data, "the form", base=table.parent)
     if job.blocked:  # the worker runs the table in one piece: not what the job file asks
@@ -186,9 +189,10 @@ def _kept(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def _text(value: Any) -> str:
-    """A reading option as its field shows it (missing tokens: comma-separated)."""
+    """A reading option as its field shows it (missing tokens: comma-separated, the default
+    tokens off spelled ``''``)."""
     if isinstance(value, tuple):
-        return ",".join(value)
+        return na_values_text(value)
     return "" if value is None else str(value)
 
 

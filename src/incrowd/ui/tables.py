@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IncrowdWarning
+from ..io.missing import parse_na_values
 from ..pipeline.settings import Settings
 from .form import READ_OPTIONS, ROLES, TYPES, check_shape, form_settings, read_fields, starting_form
 from .hierarchies import hierarchy_files, hierarchy_options, resolve_specs
@@ -97,7 +98,9 @@ def open_path(folders: Folders, text: str,
     """
     from ..pipeline.job import read_job
 
-    given = {name: value for name, value in (options or {}).items() if value}
+    given: dict[str, Any] = {name: value for name, value in (options or {}).items() if value}
+    if "na_values" in given:  # '' in it: the default tokens off, as on the command line
+        given["na_values"] = list(parse_na_values(given["na_values"]))
     unknown = sorted(set(given) - set(READ_OPTIONS))
     if unknown:
         from ..errors import InputError
@@ -119,7 +122,11 @@ def open_path(folders: Folders, text: str,
     else:
         job = dataclasses.replace(reading, input=str(path))
     view = dict(_view(job))
-    view["form"] = starting_form(job, view["columns"], from_job=path.suffix.lower() == ".toml")
+    from_job = path.suffix.lower() == ".toml"
+    if not from_job:  # a column's marker proposed as missing, as inspect --write proposes it
+        job = job.replace(na_values=view["proposed_na_values"])
+        view["warnings"] = list(dict.fromkeys(view["warnings"] + view["marker_lines"]))
+    view["form"] = starting_form(job, view["columns"], from_job=from_job)
     view["opened"] = str(path)
     return view
 
@@ -192,7 +199,7 @@ def _view(job: Settings) -> dict[str, Any]:
 
 
 def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> dict[str, Any]:
-    from ..data.inspection import column_row
+    from ..data.inspection import column_row, proposed_na_values
     from ..data.types import infer_types
 
     assert job.input is not None
@@ -210,15 +217,20 @@ def _inspect(job: Settings, table: pd.DataFrame, declared: dict[str, Any]) -> di
             | {
                 "role_reason": app_text(row["role_reason"]),
                 "examples": row["examples"][:3],
+                "marker_cells": row["marker_cells"],
                 "warnings": [app_text(w) for w in inference.warnings],
             }
         )
+    # the form's missing tokens name the proposal: the line says where to take it back
+    proposed, lines = proposed_na_values(table, found, job.na_values,
+                                         job_file="the Open form")  # fmt: skip
     head = table.head(PREVIEW_ROWS).astype(object).where(table.head(PREVIEW_ROWS).notna(), "")
     return {"input": job.input, "n_rows": n_rows, "columns": columns,
             "header": [str(c) for c in table.columns],
             "rows": [[str(v) for v in row] for row in head.itertuples(index=False)],
             "warnings": shown_warnings(caught) + [w for c in columns for w in c["warnings"]],
-            "hierarchies": hierarchy_options(table, found)}  # fmt: skip
+            "hierarchies": hierarchy_options(table, found), "proposed_na_values": proposed,
+            "marker_lines": [app_text(line) for line in lines]}  # fmt: skip
 
 
 def preview_hierarchy(folders: Folders, form: dict[str, Any], column: str) -> dict[str, Any]:

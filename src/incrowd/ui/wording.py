@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from ..errors import FLAGS, rendered
+from ..io.missing import na_values_text
 from .form import LABELS, LEVEL_BOUNDS, READ_OPTIONS, ROLES, TYPES
 
 __all__ = ["app_text", "app_words"]
@@ -93,6 +94,8 @@ def _control(python: str, cli: str) -> str:
         label = f"the Open form's {LABELS[name]}"
         if value is None:
             return label
+        if name == "na_values" and isinstance(value, list | tuple):  # as the field spells it
+            return f"set {label} to {na_values_text(value)}"
         return f"set {label}" + ("" if value is ... else f" to {value!r}")
     if name in LABELS:  # the model form's fields, as the form shows them: k = 5
         if value is None or value is ...:

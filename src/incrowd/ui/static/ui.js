@@ -146,7 +146,8 @@ async function opened(fetchView) {
     cell(row, column.column, "th");
     cell(row, column.type);
     cell(row, column.distinct);
-    cell(row, column.missing);
+    // a proposed marker's cells beside the missing ones, as inspect shows them: 41+29
+    cell(row, column.marker_cells ? `${column.missing}+${column.marker_cells}` : column.missing);
     cell(row, column.examples.join(" | "));
     const role = select(state.choices.roles, form.role, "role");
     role.title = `proposed: ${column.role} (${column.role_reason})`;
